@@ -1,0 +1,625 @@
+//! Tolerant reading of FEN text.
+//!
+//! The reader accepts what people actually paste: surrounding or repeated whitespace, `_` between
+//! fields (lichess URLs), a placement alone or the four fields of an EPD line, upper-case `W`/`B`,
+//! fullmove number 0. Everything it assumes is reported as a note. Syntax it cannot read is
+//! reported with its exact place, and every broken rank is reported, not only the first.
+//!
+//! The reader only checks syntax. Whether the position can exist is decided by
+//! [`crate::check`].
+
+use std::num::NonZeroU32;
+
+use shakmaty::{Bitboard, Board, Color, File, Piece, Rank, Setup, Square};
+
+use crate::diagnostic::{Code, Diagnostic, Location, Severity};
+use crate::write::CastlingNotation;
+
+/// At most this many characters of user text are quoted back in a message.
+const QUOTE_LIMIT: usize = 24;
+
+/// What the reader made of one FEN line.
+#[derive(Debug, Clone)]
+pub struct Reading {
+    /// The position as read; `None` when the placement or the side to move cannot be read.
+    /// Unreadable later fields are replaced by their defaults (castling `-`, en passant `-`,
+    /// clocks `0 1`) and reported as errors.
+    pub setup: Option<Setup>,
+    /// The castling notation the input used.
+    pub castling_notation: CastlingNotation,
+    /// Field 3 as written (at most its first 16 bytes), to re-read it on a corrected board.
+    pub(crate) castling_field: Vec<u8>,
+    /// Syntax errors and notes about what was assumed, in field order.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Diagnostics whose fix is "the FEN with this field's default": the checker fills in the
+    /// corrected FEN once the position is known.
+    pub(crate) fixed_by_defaults: Vec<usize>,
+}
+
+/// Quotes user text safely: lossy UTF-8, control characters escaped, shortened.
+pub(crate) fn quote(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(QUOTE_LIMIT * 4)]);
+    let mut out: String = text.chars().take(QUOTE_LIMIT).flat_map(char::escape_debug).collect();
+    if text.chars().count() > QUOTE_LIMIT || bytes.len() > QUOTE_LIMIT * 4 {
+        out.push('…');
+    }
+    format!("\"{out}\"")
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("{n} {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
+/// Reads one FEN (or EPD, or bare placement) line. Never fails: problems become diagnostics.
+pub fn read(input: &[u8]) -> Reading {
+    let mut reader = Reader {
+        diagnostics: Vec::new(),
+        fixed_by_defaults: Vec::new(),
+    };
+    let (setup, castling_notation, castling_field) = reader.read(input);
+    Reading {
+        setup,
+        castling_notation,
+        castling_field,
+        diagnostics: reader.diagnostics,
+        fixed_by_defaults: reader.fixed_by_defaults,
+    }
+}
+
+struct Reader {
+    diagnostics: Vec<Diagnostic>,
+    fixed_by_defaults: Vec<usize>,
+}
+
+fn is_separator(byte: u8) -> bool {
+    matches!(byte, b' ' | b'_' | b'\t')
+}
+
+impl Reader {
+    fn push(&mut self, code: Code, severity: Severity, location: Location, message: String) {
+        self.diagnostics
+            .push(Diagnostic::new(code, severity, location, message));
+    }
+
+    /// Pushes an error whose fix is the FEN with the field's default value.
+    fn push_defaulted(&mut self, code: Code, field: u8, message: String) {
+        self.fixed_by_defaults.push(self.diagnostics.len());
+        self.push(code, Severity::Error, Location::Field(field), message);
+    }
+
+    fn read(&mut self, input: &[u8]) -> (Option<Setup>, CastlingNotation, Vec<u8>) {
+        let trimmed = input.trim_ascii();
+        if trimmed.len() != input.len()
+            || trimmed
+                .windows(2)
+                .any(|w| is_separator(w[0]) && is_separator(w[1]))
+        {
+            self.push(
+                Code::ExtraWhitespace,
+                Severity::Note,
+                Location::Field(1),
+                "Extra spaces around or between the fields were ignored.".into(),
+            );
+        }
+        if trimmed.contains(&b'_') {
+            self.push(
+                Code::UnderscoreSeparators,
+                Severity::Note,
+                Location::Field(1),
+                "Fields separated by \"_\" (as in a lichess address) were read as spaces.".into(),
+            );
+        }
+        let fields: Vec<&[u8]> = trimmed
+            .split(|b| is_separator(*b))
+            .filter(|f| !f.is_empty())
+            .collect();
+        let Some(placement) = fields.first() else {
+            self.push(
+                Code::EmptyInput,
+                Severity::Error,
+                Location::Field(1),
+                "There is no FEN here: the line is empty.".into(),
+            );
+            return (None, CastlingNotation::Standard, Vec::new());
+        };
+
+        let board = self.read_placement(placement);
+        let mut fields = &fields[1..];
+
+        // EPD operations (`bm Nf3; id "x";`) after the four EPD fields are not a FEN's clocks.
+        if fields.len() > 3 && fields[3..].iter().any(|f| f.contains(&b';')) {
+            self.push(
+                Code::EpdOperations,
+                Severity::Note,
+                Location::Field(5),
+                "This is an EPD line: its operations were ignored and the clocks read as 0 1."
+                    .into(),
+            );
+            fields = &fields[..3];
+        }
+        if fields.len() < 5 {
+            let assumed = ["w", "-", "-", "0", "1"][fields.len()..].join(" ");
+            self.push(
+                Code::MissingFields,
+                Severity::Note,
+                Location::Field(fields.len() as u8 + 2),
+                format!(
+                    "The FEN has {} of 6 fields; the missing ones were read as \"{assumed}\".",
+                    fields.len() + 1
+                ),
+            );
+        }
+
+        let turn = self.read_turn(fields.first().copied());
+        let (castling_rights, notation) = match &board {
+            Some(board) => self.read_castling(fields.get(1).copied(), board),
+            None => (Bitboard::EMPTY, CastlingNotation::Standard),
+        };
+        let ep_square = self.read_en_passant(fields.get(2).copied());
+        let halfmoves = self.read_halfmoves(fields.get(3).copied());
+        let fullmoves = self.read_fullmoves(fields.get(4).copied());
+        if fields.len() > 5 {
+            self.push_defaulted(
+                Code::ExtraFields,
+                7,
+                format!(
+                    "The FEN has {} fields instead of 6; the extra text {} does not belong to it.",
+                    fields.len() + 1,
+                    quote(fields[5])
+                ),
+            );
+        }
+
+        let setup = match (board, turn) {
+            (Some(board), Some(turn)) => Some(Setup {
+                board,
+                turn,
+                castling_rights,
+                ep_square,
+                halfmoves,
+                fullmoves,
+                ..Setup::empty()
+            }),
+            _ => None,
+        };
+        let castling_field = fields
+            .get(1)
+            .map(|f| f[..f.len().min(16)].to_vec())
+            .unwrap_or_default();
+        (setup, notation, castling_field)
+    }
+
+    /// Reads field 1. Reports every broken rank; returns the board only when all are fine.
+    fn read_placement(&mut self, placement: &[u8]) -> Option<Board> {
+        let ranks: Vec<&[u8]> = placement.split(|b| *b == b'/').collect();
+        let mut board = Board::empty();
+        let mut ok = true;
+
+        if ranks.len() != 8 {
+            ok = false;
+            let hint = if ranks.len() == 1 {
+                " (ranks are separated by \"/\")"
+            } else {
+                ""
+            };
+            self.push(
+                Code::RankCount,
+                Severity::Error,
+                Location::Field(1),
+                format!(
+                    "The placement has {} instead of 8{hint}.",
+                    plural(ranks.len(), "rank", "ranks")
+                ),
+            );
+        }
+
+        // Only the first eight parts have chess rank numbers; more are covered by rank-count.
+        for (index, text) in ranks.iter().take(8).enumerate() {
+            let rank_number = 8 - index as u8;
+            let rank = Rank::new(u32::from(rank_number - 1));
+            let mut squares = 0usize;
+            let mut bad_chars: Vec<char> = Vec::new();
+            let mut bad_count = 0usize;
+            let mut previous_was_digit = false;
+            let mut split_run = false;
+
+            for &byte in text.iter() {
+                match byte {
+                    b'1'..=b'8' => {
+                        split_run |= previous_was_digit;
+                        previous_was_digit = true;
+                        squares += usize::from(byte - b'0');
+                    }
+                    _ => {
+                        previous_was_digit = false;
+                        if let Some(piece) = Piece::from_char(char::from(byte)) {
+                            if squares < 8 {
+                                let square = Square::from_coords(File::new(squares as u32), rank);
+                                board.set_piece_at(square, piece);
+                            }
+                            squares += 1;
+                        } else {
+                            bad_count += 1;
+                            let shown = if byte.is_ascii() {
+                                char::from(byte)
+                            } else {
+                                char::REPLACEMENT_CHARACTER
+                            };
+                            if bad_chars.len() < 5 && !bad_chars.contains(&shown) {
+                                bad_chars.push(shown);
+                            }
+                        }
+                    }
+                }
+            }
+
+            if bad_count > 0 {
+                ok = false;
+                let listed: Vec<String> = bad_chars
+                    .iter()
+                    .map(|c| format!("\"{}\"", c.escape_debug()))
+                    .collect();
+                let hint = if bad_chars.iter().any(|c| *c == '0' || *c == '9') {
+                    " (a run of empty squares is a digit from 1 to 8)"
+                } else {
+                    " (pieces are K Q R B N P for White, k q r b n p for Black)"
+                };
+                self.push(
+                    Code::BadCharacter,
+                    Severity::Error,
+                    Location::Rank(rank_number),
+                    format!(
+                        "Rank {rank_number} contains {} that cannot be in a placement: {}{hint}.",
+                        plural(bad_count, "character", "characters"),
+                        listed.join(", ")
+                    ),
+                );
+            }
+            if squares != 8 {
+                ok = false;
+                let mut message = format!(
+                    "Rank {rank_number} ({}) has {} instead of 8.",
+                    quote(text),
+                    plural(squares, "square", "squares")
+                );
+                if bad_count > 0 {
+                    message.pop();
+                    message.push_str(", not counting the unreadable characters.");
+                }
+                self.push(
+                    Code::RankLength,
+                    Severity::Error,
+                    Location::Rank(rank_number),
+                    message,
+                );
+            } else if split_run {
+                self.push(
+                    Code::SplitEmptyRun,
+                    Severity::Note,
+                    Location::Rank(rank_number),
+                    format!(
+                        "Rank {rank_number} ({}) writes one run of empty squares as several digits; it is read as their sum.",
+                        quote(text)
+                    ),
+                );
+            }
+        }
+        ok.then_some(board)
+    }
+
+    fn read_turn(&mut self, field: Option<&[u8]>) -> Option<Color> {
+        match field {
+            None | Some(b"w") => Some(Color::White),
+            Some(b"b") => Some(Color::Black),
+            Some(b"W") | Some(b"B") => {
+                let turn = if field == Some(b"W") {
+                    Color::White
+                } else {
+                    Color::Black
+                };
+                self.push(
+                    Code::UppercaseSideToMove,
+                    Severity::Note,
+                    Location::Field(2),
+                    format!(
+                        "The side to move is written in upper case; it was read as \"{}\".",
+                        turn.char()
+                    ),
+                );
+                Some(turn)
+            }
+            Some(other) => {
+                self.push(
+                    Code::BadSideToMove,
+                    Severity::Error,
+                    Location::Field(2),
+                    format!(
+                        "The side to move is {}, but it must be \"w\" (White) or \"b\" (Black).",
+                        quote(other)
+                    ),
+                );
+                None
+            }
+        }
+    }
+
+    /// Reads field 3 (see [`parse_castling`]) and reports what cannot be read.
+    fn read_castling(
+        &mut self,
+        field: Option<&[u8]>,
+        board: &Board,
+    ) -> (Bitboard, CastlingNotation) {
+        let Some(field) = field else {
+            return (Bitboard::EMPTY, CastlingNotation::Standard);
+        };
+        let parsed = parse_castling(field, board);
+        let too_many = Color::ALL
+            .iter()
+            .any(|c| (parsed.rights & c.backrank()).count() > 2);
+        if !parsed.bad.is_empty() || too_many {
+            let why = if parsed.bad.is_empty() {
+                "one side has more than two castling rights".to_string()
+            } else {
+                format!("it contains {}", quote(&parsed.bad))
+            };
+            self.push_defaulted(
+                Code::BadCastling,
+                3,
+                format!(
+                    "The castling field {} cannot be read: {why}; it must be \"-\" or letters from K, Q, k, q (or rook files a-h, A-H in Chess960).",
+                    quote(field)
+                ),
+            );
+            if too_many {
+                return (Bitboard::EMPTY, CastlingNotation::Standard);
+            }
+        }
+        if parsed.duplicate {
+            self.push(
+                Code::DuplicateCastling,
+                Severity::Note,
+                Location::Field(3),
+                format!(
+                    "The castling field {} names a right twice; it was read once.",
+                    quote(field)
+                ),
+            );
+        }
+        (parsed.rights, parsed.notation)
+    }
+
+    fn read_en_passant(&mut self, field: Option<&[u8]>) -> Option<Square> {
+        match field {
+            None | Some(b"-") => None,
+            Some(text) => match Square::from_ascii(text) {
+                Ok(square) => Some(square),
+                Err(_) => {
+                    self.push_defaulted(
+                        Code::BadEnPassant,
+                        4,
+                        format!(
+                            "The en passant field {} is not a square; it must be \"-\" or a square such as \"e3\".",
+                            quote(text)
+                        ),
+                    );
+                    None
+                }
+            },
+        }
+    }
+
+    fn read_halfmoves(&mut self, field: Option<&[u8]>) -> u32 {
+        let Some(text) = field else { return 0 };
+        match parse_number(text) {
+            Some(n) => n,
+            None => {
+                self.push_defaulted(
+                    Code::BadHalfmoveClock,
+                    5,
+                    format!(
+                        "The halfmove clock {} is not a whole number of halfmoves (0 or more).",
+                        quote(text)
+                    ),
+                );
+                0
+            }
+        }
+    }
+
+    fn read_fullmoves(&mut self, field: Option<&[u8]>) -> NonZeroU32 {
+        let Some(text) = field else {
+            return NonZeroU32::MIN;
+        };
+        match parse_number(text) {
+            Some(0) => {
+                self.push(
+                    Code::FullmoveZero,
+                    Severity::Note,
+                    Location::Field(6),
+                    "The fullmove number is 0; moves are counted from 1, so it was read as 1."
+                        .into(),
+                );
+                NonZeroU32::MIN
+            }
+            Some(n) => NonZeroU32::new(n).unwrap_or(NonZeroU32::MIN),
+            None => {
+                self.push_defaulted(
+                    Code::BadFullmoveNumber,
+                    6,
+                    format!(
+                        "The fullmove number {} is not a whole number of moves (1 or more).",
+                        quote(text)
+                    ),
+                );
+                NonZeroU32::MIN
+            }
+        }
+    }
+}
+
+/// Field 3 as read against a board.
+pub(crate) struct ParsedCastling {
+    /// The rook squares the letters name.
+    pub rights: Bitboard,
+    /// The notation the letters use.
+    pub notation: CastlingNotation,
+    /// Bytes that are not castling letters.
+    pub bad: Vec<u8>,
+    /// Whether a right was named twice.
+    pub duplicate: bool,
+}
+
+/// Reads castling letters as rook squares, like shakmaty: `K`/`Q` name the outermost rook on that
+/// side of the king (or the h/a file when there is none), file letters name the rook's file
+/// (Shredder-FEN and X-FEN).
+pub(crate) fn parse_castling(field: &[u8], board: &Board) -> ParsedCastling {
+    let mut parsed = ParsedCastling {
+        rights: Bitboard::EMPTY,
+        notation: CastlingNotation::Standard,
+        bad: Vec::new(),
+        duplicate: false,
+    };
+    if field == b"-" {
+        return parsed;
+    }
+    let (mut has_kq, mut has_files) = (false, false);
+    for &byte in field {
+        let color = Color::from_white(byte.is_ascii_uppercase());
+        let backrank = color.backrank();
+        let rooks_and_king = board.by_color(color) & (board.rooks() | board.kings()) & backrank;
+        let square = match byte.to_ascii_lowercase() {
+            b'k' => {
+                has_kq = true;
+                rooks_and_king
+                    .last()
+                    .filter(|sq| board.rooks().contains(*sq))
+                    .unwrap_or(Square::from_coords(File::H, backrank))
+            }
+            b'q' => {
+                has_kq = true;
+                rooks_and_king
+                    .first()
+                    .filter(|sq| board.rooks().contains(*sq))
+                    .unwrap_or(Square::from_coords(File::A, backrank))
+            }
+            file @ b'a'..=b'h' => {
+                has_files = true;
+                Square::from_coords(File::new(u32::from(file - b'a')), backrank)
+            }
+            _ => {
+                if parsed.bad.len() < 16 {
+                    parsed.bad.push(byte);
+                }
+                continue;
+            }
+        };
+        parsed.duplicate |= parsed.rights.contains(square);
+        parsed.rights.add(square);
+    }
+    parsed.notation = match (has_kq, has_files) {
+        (_, false) => CastlingNotation::Standard,
+        (false, true) => CastlingNotation::Shredder,
+        (true, true) => CastlingNotation::XFen,
+    };
+    parsed
+}
+
+/// Parses a decimal number that fits in a `u32`; a leading `+` or sign is not accepted.
+fn parse_number(text: &[u8]) -> Option<u32> {
+    if text.is_empty() || text.len() > 10 || !text.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    std::str::from_utf8(text).ok()?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn codes(input: &str) -> Vec<&'static str> {
+        read(input.as_bytes())
+            .diagnostics
+            .iter()
+            .map(|d| d.code.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn reads_the_start_position_without_diagnostics() {
+        let reading = read(b"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+        assert!(reading.diagnostics.is_empty());
+        assert_eq!(reading.setup, Some(Setup::initial()));
+    }
+
+    #[test]
+    fn reports_every_broken_rank_with_its_square_count() {
+        let reading = read(b"rnbqkbnr/ppppppp/8/8/8/9/PPPPPPPPP/RNBQKBNR w KQkq - 0 1");
+        assert!(reading.setup.is_none());
+        let ranks: Vec<(Code, Location)> = reading
+            .diagnostics
+            .iter()
+            .map(|d| (d.code, d.location))
+            .collect();
+        assert!(ranks.contains(&(Code::RankLength, Location::Rank(7))));
+        assert!(ranks.contains(&(Code::BadCharacter, Location::Rank(3))));
+        assert!(ranks.contains(&(Code::RankLength, Location::Rank(2))));
+        let rank7 = reading
+            .diagnostics
+            .iter()
+            .find(|d| d.location == Location::Rank(7))
+            .unwrap();
+        assert!(rank7.message.contains("7 squares"), "{}", rank7.message);
+    }
+
+    #[test]
+    fn tolerates_spaces_underscores_and_missing_fields() {
+        assert_eq!(
+            codes("  rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR   w KQkq - 0 1 "),
+            ["extra-whitespace"]
+        );
+        assert_eq!(
+            codes("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR_w_KQkq_-_0_1"),
+            ["underscore-separators"]
+        );
+        assert_eq!(
+            codes("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"),
+            ["missing-fields"]
+        );
+        assert_eq!(
+            codes("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 0"),
+            ["fullmove-zero"]
+        );
+    }
+
+    #[test]
+    fn reads_shredder_and_x_fen_castling() {
+        let shredder = read(b"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 0 1");
+        assert_eq!(shredder.castling_notation, CastlingNotation::Shredder);
+        assert_eq!(
+            shredder.setup.unwrap().castling_rights,
+            Bitboard::CORNERS
+        );
+        let xfen = read(b"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KAkq - 0 1");
+        assert_eq!(xfen.castling_notation, CastlingNotation::XFen);
+    }
+
+    #[test]
+    fn quotes_hostile_text_briefly() {
+        let long = vec![0xffu8; 10_000];
+        let q = quote(&long);
+        assert!(q.chars().count() < 40, "{q}");
+        assert!(quote(b"a\nb").contains("\\n"));
+    }
+
+    #[test]
+    fn rejects_signed_and_huge_numbers() {
+        assert_eq!(parse_number(b"+1"), None);
+        assert_eq!(parse_number(b"99999999999"), None);
+        assert_eq!(parse_number(b"4294967295"), Some(u32::MAX));
+        assert_eq!(parse_number(b"4294967296"), None);
+    }
+}

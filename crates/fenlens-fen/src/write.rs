@@ -1,0 +1,193 @@
+//! Canonical writing of a position as FEN.
+//!
+//! The placement, side to move and clocks have one canonical form. Castling rights and the en
+//! passant square each have several conventions; [`WriteOptions`] chooses which one is written.
+
+use shakmaty::{
+    Bitboard, CastlingMode, Chess, Color, EnPassantMode, File, FromSetup, Position, Setup, Square,
+};
+
+/// How castling rights are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum CastlingNotation {
+    /// `KQkq`: a letter for the side of the king. A Chess960 right to a rook that is not the
+    /// outermost on its side (so `K`/`Q` would be ambiguous) is written with its file, as in X-FEN.
+    #[default]
+    Standard,
+    /// Shredder-FEN: always the rook's file, upper case for White (`AHah` for the standard set-up).
+    Shredder,
+    /// X-FEN: `KQkq` where unambiguous, the rook's file only when needed. Writes the same text as
+    /// [`CastlingNotation::Standard`]; kept as its own name so that callers can say what they mean.
+    XFen,
+}
+
+/// When the en passant square is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum EnPassantWrite {
+    /// After every double pawn move, as the original FEN standard says (the default: it keeps
+    /// what the user wrote and matches PGN's FEN tags).
+    #[default]
+    Always,
+    /// Only when an en passant capture is legal (as python-chess, lichess and Stockfish write it).
+    Legal,
+}
+
+/// Choices for writing a FEN.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct WriteOptions {
+    /// Castling notation; `None` writes the notation the input used.
+    pub castling: Option<CastlingNotation>,
+    /// En passant convention.
+    pub en_passant: EnPassantWrite,
+}
+
+/// Writes a full six-field FEN.
+///
+/// `notation` is the castling notation to use. Invalid positions are written as they are (the
+/// en passant square is kept whatever the mode, as there is no legal position to ask).
+pub fn write_fen(setup: &Setup, notation: CastlingNotation, en_passant: EnPassantWrite) -> String {
+    let mut out = String::with_capacity(90);
+    setup.board.board_fen().append_to_string(&mut out);
+    out.push(' ');
+    out.push(setup.turn.char());
+    out.push(' ');
+    write_castling(&mut out, setup, notation);
+    out.push(' ');
+    let ep_square = match (en_passant, setup.ep_square) {
+        (EnPassantWrite::Legal, Some(square)) => legal_ep_square(setup).or_else(|| {
+            // Keep the square of an invalid position: the checker reports it.
+            Chess::from_setup(setup.clone(), CastlingMode::Chess960)
+                .is_err()
+                .then_some(square)
+        }),
+        (_, ep) => ep,
+    };
+    match ep_square {
+        Some(square) => out.push_str(square.to_string().as_str()),
+        None => out.push('-'),
+    }
+    out.push(' ');
+    out.push_str(&setup.halfmoves.to_string());
+    out.push(' ');
+    out.push_str(&setup.fullmoves.to_string());
+    out
+}
+
+fn legal_ep_square(setup: &Setup) -> Option<Square> {
+    Chess::from_setup(setup.clone(), CastlingMode::Chess960)
+        .ok()?
+        .ep_square(EnPassantMode::Legal)
+}
+
+/// Appends field 3.
+fn write_castling(out: &mut String, setup: &Setup, notation: CastlingNotation) {
+    let start = out.len();
+    for color in Color::ALL {
+        let backrank = color.backrank();
+        let rights = setup.castling_rights & backrank;
+        let our_rooks = setup.board.rooks() & setup.board.by_color(color) & backrank;
+        let king = setup
+            .board
+            .king_of(color)
+            .filter(|k| k.rank() == backrank);
+        let mut letters: Vec<(u8, char)> = Vec::with_capacity(2);
+        for rook in rights {
+            let file_letter = rook.file().char();
+            let letter = match notation {
+                CastlingNotation::Shredder => file_letter,
+                CastlingNotation::Standard | CastlingNotation::XFen => {
+                    side_letter(rook, king, our_rooks).unwrap_or(file_letter)
+                }
+            };
+            let letter = if color.is_white() {
+                letter.to_ascii_uppercase()
+            } else {
+                letter
+            };
+            // KQ order for side letters (K before Q), file order for file letters.
+            let order = match letter.to_ascii_lowercase() {
+                'k' => 0,
+                'q' => 1,
+                _ => 2 + rook.file() as u8,
+            };
+            letters.push((order, letter));
+        }
+        letters.sort_unstable();
+        out.extend(letters.into_iter().map(|(_, letter)| letter));
+    }
+    if out.len() == start {
+        out.push('-');
+    }
+}
+
+/// `k` or `q` when that letter names exactly this rook: it is the outermost rook on its side of
+/// the king (or, with no king on the back rank, it stands on the h or a file).
+fn side_letter(rook: Square, king: Option<Square>, our_rooks: Bitboard) -> Option<char> {
+    let Some(king) = king else {
+        return match rook.file() {
+            File::H => Some('k'),
+            File::A => Some('q'),
+            _ => None,
+        };
+    };
+    let king_side = rook.file() > king.file();
+    let outermost = !our_rooks.into_iter().any(|other| {
+        if king_side {
+            other.file() > rook.file()
+        } else {
+            other.file() < rook.file()
+        }
+    });
+    let on_edge = matches!(rook.file(), File::A | File::H);
+    // A right without a rook is written K/Q only on the edge file, where reading gives it back.
+    let letter = if king_side { 'k' } else { 'q' };
+    (outermost && (our_rooks.contains(rook) || on_edge)).then_some(letter)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::read::read;
+
+    fn rewrite(fen: &str, notation: CastlingNotation) -> String {
+        let setup = read(fen.as_bytes()).setup.unwrap();
+        write_fen(&setup, notation, EnPassantWrite::Always)
+    }
+
+    #[test]
+    fn writes_the_three_castling_notations() {
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        assert_eq!(rewrite(start, CastlingNotation::Standard), start);
+        assert_eq!(
+            rewrite(start, CastlingNotation::Shredder),
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w AHah - 0 1"
+        );
+        // Two white rooks on the king side: the inner one needs its file in X-FEN.
+        let inner = "4k3/8/8/8/8/8/8/4KRR1 w F - 0 1";
+        assert_eq!(rewrite(inner, CastlingNotation::XFen), inner);
+        assert_eq!(
+            rewrite("4k3/8/8/8/8/8/8/4KRR1 w G - 0 1", CastlingNotation::XFen),
+            "4k3/8/8/8/8/8/8/4KRR1 w K - 0 1"
+        );
+    }
+
+    #[test]
+    fn en_passant_square_written_per_mode() {
+        let fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1";
+        let setup = read(fen.as_bytes()).setup.unwrap();
+        assert_eq!(
+            write_fen(&setup, CastlingNotation::Standard, EnPassantWrite::Always),
+            fen
+        );
+        assert_eq!(
+            write_fen(&setup, CastlingNotation::Standard, EnPassantWrite::Legal),
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+        );
+        let capturable = "rnbqkbnr/ppp2ppp/4p3/3pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 3";
+        let setup = read(capturable.as_bytes()).setup.unwrap();
+        assert_eq!(
+            write_fen(&setup, CastlingNotation::Standard, EnPassantWrite::Legal),
+            capturable
+        );
+    }
+}
