@@ -10,7 +10,8 @@
 use serde::Serialize;
 use serde::ser::SerializeStruct;
 use shakmaty::{
-    Bitboard, Board, CastlingMode, Castles, Color, File, Piece, Rank, Role, Setup, Square, attacks,
+    Bitboard, Board, CastlingMode, Castles, Chess, Color, EnPassantMode, File, FromSetup, Piece,
+    Position, Rank, Role, Setup, Square, attacks,
 };
 
 use crate::diagnostic::{Code, Diagnostic, Location, Severity};
@@ -265,6 +266,12 @@ impl Checker<'_> {
         }
         if syntax_ok {
             self.check_orientation(out);
+        }
+        if ep_valid
+            && self.writer.en_passant == EnPassantWrite::Legal
+            && !out.iter().any(Diagnostic::is_error)
+        {
+            self.note_uncapturable_en_passant(out);
         }
     }
 
@@ -555,6 +562,27 @@ impl Checker<'_> {
         }
     }
 
+    /// With the "legal" writing convention, says when a valid en passant square is dropped.
+    fn note_uncapturable_en_passant(&self, out: &mut Vec<Diagnostic>) {
+        let Some(ep) = self.setup.ep_square else {
+            return;
+        };
+        let capturable = Chess::from_setup(self.setup.clone(), self.mode)
+            .ok()
+            .and_then(|pos| pos.ep_square(EnPassantMode::Legal))
+            .is_some();
+        if !capturable {
+            out.push(Diagnostic::new(
+                Code::EnPassantNotCapturable,
+                Severity::Note,
+                Location::Square(ep),
+                format!(
+                    "No pawn can capture en passant on {ep}, so the square is written as \"-\" (only squares where a capture is legal are written)."
+                ),
+            ));
+        }
+    }
+
     fn check_clocks(&self, out: &mut Vec<Diagnostic>, ep_valid: bool) {
         let setup = self.setup;
         if ep_valid && setup.halfmoves != 0 {
@@ -709,7 +737,7 @@ impl Checker<'_> {
     /// Warns when the placement looks upside down or colour-swapped, proposing the corrected FEN.
     fn check_orientation(&self, out: &mut Vec<Diagnostic>) {
         let board = self.board();
-        let here = orientation_score(board);
+        let here = self.plausibility(board);
         let mirrored = {
             let mut b = board.clone();
             b.flip_vertical();
@@ -722,9 +750,9 @@ impl Checker<'_> {
         };
         let swapped = board.clone().into_swapped_colors();
         let (mirror_score, rotate_score, swap_score) = (
-            orientation_score(&mirrored),
-            orientation_score(&rotated),
-            orientation_score(&swapped),
+            self.plausibility(&mirrored),
+            self.plausibility(&rotated),
+            self.plausibility(&swapped),
         );
         let (flip_score, flipped, how) = if rotate_score > mirror_score {
             (
@@ -769,15 +797,34 @@ impl Checker<'_> {
         }
     }
 
+    /// [`orientation_score`], plus the castling letters that would be possible on this board:
+    /// they tell a colour swap from a board turned upside down.
+    fn plausibility(&self, board: &Board) -> i32 {
+        orientation_score(board) + 3 * self.possible_castling(board).count() as i32
+    }
+
+    /// The castling letters as written, re-read on `board`, keeping only the possible rights.
+    fn possible_castling(&self, board: &Board) -> Bitboard {
+        if self.castling_field.is_empty() || self.castling_field == b"-" {
+            return Bitboard::EMPTY;
+        }
+        let setup = Setup {
+            board: board.clone(),
+            castling_rights: parse_castling(self.castling_field, board).rights,
+            ..Setup::empty()
+        };
+        Castles::from_setup(&setup, self.mode)
+            .unwrap_or_else(|c| c)
+            .castling_rights()
+    }
+
     /// The FEN with another board, the castling letters re-read on it (keeping only the possible
     /// rights) and the en passant square dropped.
     fn with_board(&self, board: Board) -> Option<String> {
         self.fixed(|s| {
-            s.castling_rights = parse_castling(self.castling_field, &board).rights;
+            s.castling_rights = self.possible_castling(&board);
             s.board = board;
             s.ep_square = None;
-            let castles = Castles::from_setup(s, self.mode).unwrap_or_else(|c| c);
-            s.castling_rights = castles.castling_rights();
         })
     }
 }

@@ -234,6 +234,16 @@ impl Reader {
                         previous_was_digit = true;
                         squares += usize::from(byte - b'0');
                     }
+                    b'0' | b'9' => {
+                        // Not allowed, but clearly meant as a run: count it so the length is right.
+                        previous_was_digit = true;
+                        squares += usize::from(byte - b'0');
+                        bad_count += 1;
+                        let shown = char::from(byte);
+                        if bad_chars.len() < 5 && !bad_chars.contains(&shown) {
+                            bad_chars.push(shown);
+                        }
+                    }
                     _ => {
                         previous_was_digit = false;
                         if let Some(piece) = Piece::from_char(char::from(byte)) {
@@ -286,7 +296,7 @@ impl Reader {
                     quote(text),
                     plural(squares, "square", "squares")
                 );
-                if bad_count > 0 {
+                if bad_chars.iter().any(|c| !c.is_ascii_digit()) {
                     message.pop();
                     message.push_str(", not counting the unreadable characters.");
                 }

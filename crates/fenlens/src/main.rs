@@ -1,1 +1,43 @@
-fn main(){}
+//! `fenlens`: the command-line face of the fenlens library.
+//!
+//! A thin layer: it parses arguments, reads inputs, calls the library, and prints. Exit codes:
+//! 0 when every input is fine, 1 when any is not, 2 on usage errors.
+
+mod check_cmd;
+mod style;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Read chess positions out of pictures as FEN, and check any FEN.
+#[derive(Parser, Debug)]
+#[command(name = "fenlens", version, about, long_about = None)]
+#[command(after_help = "Examples:\n  \
+    fenlens check 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1'\n  \
+    fenlens check --json positions.fen\n  \
+    cat positions.fen | fenlens check --fix -")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Check FENs: show the board and explain, in plain words, what is wrong and how to fix it.
+    Check(check_cmd::CheckArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Check(args) => check_cmd::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("fenlens: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}
