@@ -81,21 +81,30 @@ pub fn check(input: &[u8], options: &CheckOptions) -> Report {
 /// Applies every error's fix until the FEN is valid. Warnings (upside down, colours swapped)
 /// are not applied. Fails when an error has no clear fix.
 pub fn fix(input: &[u8], options: &CheckOptions) -> Result<String, Unfixable> {
+    let mut current = input.to_vec();
     let mut report = check(input, options);
-    // Each fix removes at least one error and adds none that it had not; a handful suffice.
+    // Each round applies one fix; a position has few errors, so a handful of rounds suffice.
     for _ in 0..16 {
         if report.is_valid() {
             if let Some(fen) = report.fen.clone() {
                 return Ok(fen);
             }
         }
-        let Some(next) = report.errors().find_map(|d| d.fix.clone()) else {
-            break;
-        };
-        if Some(&next) == report.fen.as_ref() {
+        if report.errors().any(|d| d.fix.is_none()) {
             break;
         }
-        report = check(next.as_bytes(), options);
+        // Syntax fixes are the canonical FEN itself: re-reading it is the fix.
+        let next = report
+            .errors()
+            .filter_map(|d| d.fix.as_deref())
+            .find(|fix| Some(*fix) != report.fen.as_deref())
+            .or(report.fen.as_deref())
+            .map(|fen| fen.as_bytes().to_vec());
+        match next {
+            Some(next) if next != current => current = next,
+            _ => break,
+        }
+        report = check(&current, options);
     }
     Err(Unfixable {
         remaining: report.errors().cloned().collect(),
@@ -767,7 +776,7 @@ impl Checker<'_> {
                 "written starting with rank 1 instead of rank 8",
             )
         };
-        const MIN_GAIN: i32 = 8;
+        const MIN_GAIN: i32 = 10;
         const CLEAR_MARGIN: i32 = 3;
         let flip_gain = flip_score - here;
         let swap_gain = swap_score - here;

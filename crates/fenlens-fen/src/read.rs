@@ -93,6 +93,19 @@ impl Reader {
 
     fn read(&mut self, input: &[u8]) -> (Option<Setup>, CastlingNotation, Vec<u8>) {
         let trimmed = input.trim_ascii();
+        let fields: Vec<&[u8]> = trimmed
+            .split(|b| is_separator(*b))
+            .filter(|f| !f.is_empty())
+            .collect();
+        let Some(placement) = fields.first() else {
+            self.push(
+                Code::EmptyInput,
+                Severity::Error,
+                Location::Field(1),
+                "There is no FEN here: the line is empty.".into(),
+            );
+            return (None, CastlingNotation::Standard, Vec::new());
+        };
         if trimmed.len() != input.len()
             || trimmed
                 .windows(2)
@@ -113,19 +126,6 @@ impl Reader {
                 "Fields separated by \"_\" (as in a lichess address) were read as spaces.".into(),
             );
         }
-        let fields: Vec<&[u8]> = trimmed
-            .split(|b| is_separator(*b))
-            .filter(|f| !f.is_empty())
-            .collect();
-        let Some(placement) = fields.first() else {
-            self.push(
-                Code::EmptyInput,
-                Severity::Error,
-                Location::Field(1),
-                "There is no FEN here: the line is empty.".into(),
-            );
-            return (None, CastlingNotation::Standard, Vec::new());
-        };
 
         let board = self.read_placement(placement);
         let mut fields = &fields[1..];
@@ -140,8 +140,7 @@ impl Reader {
                     .into(),
             );
             fields = &fields[..3];
-        }
-        if fields.len() < 5 {
+        } else if fields.len() < 5 {
             let assumed = ["w", "-", "-", "0", "1"][fields.len()..].join(" ");
             self.push(
                 Code::MissingFields,
