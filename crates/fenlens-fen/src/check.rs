@@ -10,7 +10,7 @@
 use serde::Serialize;
 use serde::ser::SerializeStruct;
 use shakmaty::{
-    Bitboard, Board, CastlingMode, Castles, Chess, Color, EnPassantMode, File, FromSetup, Piece,
+    Bitboard, Board, Castles, CastlingMode, Chess, Color, EnPassantMode, File, FromSetup, Piece,
     Position, Rank, Role, Setup, Square, attacks,
 };
 
@@ -161,7 +161,7 @@ fn check_reading(input: String, reading: Reading, options: &CheckOptions) -> Rep
 
 /// Errors first, then warnings, then notes; otherwise in the order found.
 fn sort(diagnostics: &mut [Diagnostic]) {
-    diagnostics.sort_by(|a, b| b.severity.cmp(&a.severity));
+    diagnostics.sort_by_key(|d| std::cmp::Reverse(d.severity));
 }
 
 #[derive(Clone, Copy)]
@@ -547,8 +547,7 @@ impl Checker<'_> {
                     "there is no {} pawn on {to} that could have just advanced two squares",
                     color_name(pusher)
                 ));
-            } else if let Some(from) = pushed_from.filter(|from| board.occupied().contains(*from))
-            {
+            } else if let Some(from) = pushed_from.filter(|from| board.occupied().contains(*from)) {
                 problem = Some(format!(
                     "{from} is occupied, so no pawn can have just left it"
                 ));
@@ -745,23 +744,32 @@ impl Checker<'_> {
 
     /// Warns when the placement looks upside down or colour-swapped, proposing the corrected FEN.
     fn check_orientation(&self, out: &mut Vec<Diagnostic>) {
+        /// How much more typical a transformed placement must look before we say so.
+        const MIN_GAIN: i32 = 10;
+        /// Within this margin both explanations are offered.
+        const CLEAR_MARGIN: i32 = 3;
         let board = self.board();
-        let here = self.plausibility(board);
-        let mirrored = {
-            let mut b = board.clone();
-            b.flip_vertical();
-            b
-        };
-        let rotated = {
-            let mut b = board.clone();
-            b.rotate_180();
-            b
-        };
+        let mut mirrored = board.clone();
+        mirrored.flip_vertical();
+        let mut rotated = board.clone();
+        rotated.rotate_180();
         let swapped = board.clone().into_swapped_colors();
+        let here = orientation_score(board);
         let (mirror_score, rotate_score, swap_score) = (
-            self.plausibility(&mirrored),
-            self.plausibility(&rotated),
-            self.plausibility(&swapped),
+            orientation_score(&mirrored),
+            orientation_score(&rotated),
+            orientation_score(&swapped),
+        );
+        // The placement alone must make the case; castling letters only tell the candidates apart.
+        if mirror_score.max(rotate_score).max(swap_score) - here < MIN_GAIN {
+            return;
+        }
+        let castling = |b: &Board| 3 * self.possible_castling(b).count() as i32;
+        let here = here + castling(board);
+        let (mirror_score, rotate_score, swap_score) = (
+            mirror_score + castling(&mirrored),
+            rotate_score + castling(&rotated),
+            swap_score + castling(&swapped),
         );
         let (flip_score, flipped, how) = if rotate_score > mirror_score {
             (
@@ -776,8 +784,6 @@ impl Checker<'_> {
                 "written starting with rank 1 instead of rank 8",
             )
         };
-        const MIN_GAIN: i32 = 10;
-        const CLEAR_MARGIN: i32 = 3;
         let flip_gain = flip_score - here;
         let swap_gain = swap_score - here;
         if flip_gain >= MIN_GAIN && flip_gain + CLEAR_MARGIN > swap_gain {
@@ -804,12 +810,6 @@ impl Checker<'_> {
                 .with_fix(self.with_board(swapped)),
             );
         }
-    }
-
-    /// [`orientation_score`], plus the castling letters that would be possible on this board:
-    /// they tell a colour swap from a board turned upside down.
-    fn plausibility(&self, board: &Board) -> i32 {
-        orientation_score(board) + 3 * self.possible_castling(board).count() as i32
     }
 
     /// The castling letters as written, re-read on `board`, keeping only the possible rights.
@@ -869,8 +869,14 @@ fn orientation_score(board: &Board) -> i32 {
     let at_home = Color::ALL
         .iter()
         .flat_map(|&color| {
-            [Role::Knight, Role::Bishop, Role::Rook, Role::Queen, Role::King]
-                .map(|role| Piece { color, role })
+            [
+                Role::Knight,
+                Role::Bishop,
+                Role::Rook,
+                Role::Queen,
+                Role::King,
+            ]
+            .map(|role| Piece { color, role })
         })
         .map(|piece| count(board.by_piece(piece) & start.by_piece(piece)))
         .sum::<i32>();
@@ -900,7 +906,11 @@ mod tests {
             "r1bk3r/p2pBpNp/n4n2/1p1NP2P/6P1/3P4/P1P1K3/q5b1 b - - 1 23",
         ] {
             let report = check(fen.as_bytes(), &CheckOptions::default());
-            assert!(report.diagnostics.is_empty(), "{fen}: {:?}", report.diagnostics);
+            assert!(
+                report.diagnostics.is_empty(),
+                "{fen}: {:?}",
+                report.diagnostics
+            );
             assert_eq!(report.fen.as_deref(), Some(fen));
         }
     }

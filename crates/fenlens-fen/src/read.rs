@@ -10,7 +10,7 @@
 
 use std::num::NonZeroU32;
 
-use shakmaty::{Bitboard, Board, Color, File, Piece, Rank, Setup, Square};
+use shakmaty::{Bitboard, Board, ByColor, ByRole, Color, File, Setup, Square};
 
 use crate::diagnostic::{Code, Diagnostic, Location, Severity};
 use crate::write::CastlingNotation;
@@ -39,7 +39,11 @@ pub struct Reading {
 /// Quotes user text safely: lossy UTF-8, control characters escaped, shortened.
 pub(crate) fn quote(bytes: &[u8]) -> String {
     let text = String::from_utf8_lossy(&bytes[..bytes.len().min(QUOTE_LIMIT * 4)]);
-    let mut out: String = text.chars().take(QUOTE_LIMIT).flat_map(char::escape_debug).collect();
+    let mut out: String = text
+        .chars()
+        .take(QUOTE_LIMIT)
+        .flat_map(char::escape_debug)
+        .collect();
     if text.chars().count() > QUOTE_LIMIT || bytes.len() > QUOTE_LIMIT * 4 {
         out.push('…');
     }
@@ -93,10 +97,28 @@ impl Reader {
 
     fn read(&mut self, input: &[u8]) -> (Option<Setup>, CastlingNotation, Vec<u8>) {
         let trimmed = input.trim_ascii();
-        let fields: Vec<&[u8]> = trimmed
-            .split(|b| is_separator(*b))
-            .filter(|f| !f.is_empty())
-            .collect();
+        // The first 8 fields are kept; more only matter as "extra" or as EPD operations.
+        let mut kept: [&[u8]; 8] = [&[]; 8];
+        let mut field_count = 0usize;
+        let mut semicolon_after_four = false;
+        let mut separator_runs = false;
+        let mut underscores = false;
+        for field in trimmed.split(|b| {
+            underscores |= *b == b'_';
+            is_separator(*b)
+        }) {
+            if field.is_empty() {
+                // Two separators in a row.
+                separator_runs = true;
+                continue;
+            }
+            if field_count < kept.len() {
+                kept[field_count] = field;
+            }
+            semicolon_after_four |= field_count >= 4 && field.contains(&b';');
+            field_count += 1;
+        }
+        let fields = &kept[..field_count.min(kept.len())];
         let Some(placement) = fields.first() else {
             self.push(
                 Code::EmptyInput,
@@ -106,11 +128,7 @@ impl Reader {
             );
             return (None, CastlingNotation::Standard, Vec::new());
         };
-        if trimmed.len() != input.len()
-            || trimmed
-                .windows(2)
-                .any(|w| is_separator(w[0]) && is_separator(w[1]))
-        {
+        if trimmed.len() != input.len() || separator_runs {
             self.push(
                 Code::ExtraWhitespace,
                 Severity::Note,
@@ -118,7 +136,7 @@ impl Reader {
                 "Extra spaces around or between the fields were ignored.".into(),
             );
         }
-        if trimmed.contains(&b'_') {
+        if underscores {
             self.push(
                 Code::UnderscoreSeparators,
                 Severity::Note,
@@ -131,7 +149,7 @@ impl Reader {
         let mut fields = &fields[1..];
 
         // EPD operations (`bm Nf3; id "x";`) after the four EPD fields are not a FEN's clocks.
-        if fields.len() > 3 && fields[3..].iter().any(|f| f.contains(&b';')) {
+        if semicolon_after_four {
             self.push(
                 Code::EpdOperations,
                 Severity::Note,
@@ -166,8 +184,7 @@ impl Reader {
                 Code::ExtraFields,
                 7,
                 format!(
-                    "The FEN has {} fields instead of 6; the extra text {} does not belong to it.",
-                    fields.len() + 1,
+                    "The FEN has {field_count} fields instead of 6; the extra text {} does not belong to it.",
                     quote(fields[5])
                 ),
             );
@@ -194,13 +211,15 @@ impl Reader {
 
     /// Reads field 1. Reports every broken rank; returns the board only when all are fine.
     fn read_placement(&mut self, placement: &[u8]) -> Option<Board> {
-        let ranks: Vec<&[u8]> = placement.split(|b| *b == b'/').collect();
-        let mut board = Board::empty();
+        let rank_count = placement.iter().filter(|b| **b == b'/').count() + 1;
+        // Bitboards by role (pawn, knight, bishop, rook, queen, king) and by colour (black, white).
+        let mut roles = [0u64; 6];
+        let mut colors = [0u64; 2];
         let mut ok = true;
 
-        if ranks.len() != 8 {
+        if rank_count != 8 {
             ok = false;
-            let hint = if ranks.len() == 1 {
+            let hint = if rank_count == 1 {
                 " (ranks are separated by \"/\")"
             } else {
                 ""
@@ -211,15 +230,15 @@ impl Reader {
                 Location::Field(1),
                 format!(
                     "The placement has {} instead of 8{hint}.",
-                    plural(ranks.len(), "rank", "ranks")
+                    plural(rank_count, "rank", "ranks")
                 ),
             );
         }
 
         // Only the first eight parts have chess rank numbers; more are covered by rank-count.
-        for (index, text) in ranks.iter().take(8).enumerate() {
+        for (index, text) in placement.split(|b| *b == b'/').take(8).enumerate() {
             let rank_number = 8 - index as u8;
-            let rank = Rank::new(u32::from(rank_number - 1));
+            let rank_index = usize::from(rank_number - 1);
             let mut squares = 0usize;
             let mut bad_chars: Vec<char> = Vec::new();
             let mut bad_count = 0usize;
@@ -227,43 +246,38 @@ impl Reader {
             let mut split_run = false;
 
             for &byte in text.iter() {
-                match byte {
-                    b'1'..=b'8' => {
+                let class = PLACEMENT_CLASS[usize::from(byte)];
+                if class == BAD {
+                    // Rare: '0' and '9' still count as runs, so the rank's length is right.
+                    if matches!(byte, b'0' | b'9') {
                         split_run |= previous_was_digit;
                         previous_was_digit = true;
                         squares += usize::from(byte - b'0');
-                    }
-                    b'0' | b'9' => {
-                        // Not allowed, but clearly meant as a run: count it so the length is right.
-                        previous_was_digit = true;
-                        squares += usize::from(byte - b'0');
-                        bad_count += 1;
-                        let shown = char::from(byte);
-                        if bad_chars.len() < 5 && !bad_chars.contains(&shown) {
-                            bad_chars.push(shown);
-                        }
-                    }
-                    _ => {
+                    } else {
                         previous_was_digit = false;
-                        if let Some(piece) = Piece::from_char(char::from(byte)) {
-                            if squares < 8 {
-                                let square = Square::from_coords(File::new(squares as u32), rank);
-                                board.set_piece_at(square, piece);
-                            }
-                            squares += 1;
-                        } else {
-                            bad_count += 1;
-                            let shown = if byte.is_ascii() {
-                                char::from(byte)
-                            } else {
-                                char::REPLACEMENT_CHARACTER
-                            };
-                            if bad_chars.len() < 5 && !bad_chars.contains(&shown) {
-                                bad_chars.push(shown);
-                            }
-                        }
                     }
+                    bad_count += 1;
+                    let shown = if byte.is_ascii() {
+                        char::from(byte)
+                    } else {
+                        char::REPLACEMENT_CHARACTER
+                    };
+                    if bad_chars.len() < 5 && !bad_chars.contains(&shown) {
+                        bad_chars.push(shown);
+                    }
+                    continue;
                 }
+                // Branch-free on the common path: a piece sets its bit, a digit sets none.
+                let is_piece = class >= PIECE;
+                if squares < 8 {
+                    let bit = u64::from(is_piece) << (rank_index * 8 + squares);
+                    let piece = usize::from(class.saturating_sub(PIECE));
+                    roles[piece % 6] |= bit;
+                    colors[piece / 6] |= bit;
+                }
+                split_run |= previous_was_digit & !is_piece;
+                previous_was_digit = !is_piece;
+                squares += if is_piece { 1 } else { usize::from(class) };
             }
 
             if bad_count > 0 {
@@ -317,7 +331,24 @@ impl Reader {
                 );
             }
         }
-        ok.then_some(board)
+        if !ok {
+            return None;
+        }
+        let [pawn, knight, bishop, rook, queen, king] = roles.map(Bitboard);
+        let [black, white] = colors.map(Bitboard);
+        // Each square is set at most once, so the bitboards are always consistent.
+        Board::try_from_bitboards(
+            ByRole {
+                pawn,
+                knight,
+                bishop,
+                rook,
+                queen,
+                king,
+            },
+            ByColor { white, black },
+        )
+        .ok()
     }
 
     fn read_turn(&mut self, field: Option<&[u8]>) -> Option<Color> {
@@ -537,6 +568,29 @@ pub(crate) fn parse_castling(field: &[u8], board: &Board) -> ParsedCastling {
     parsed
 }
 
+/// [`PLACEMENT_CLASS`] of a byte that cannot be in a placement.
+const BAD: u8 = 0;
+/// [`PLACEMENT_CLASS`] of the first piece; piece `PIECE + i` has role `i % 6` (pawn, knight,
+/// bishop, rook, queen, king) and colour `i / 6` (0 Black, 1 White).
+const PIECE: u8 = 16;
+
+/// What each byte is in a placement: [`BAD`], a run of 1-8 empty squares, or a piece.
+static PLACEMENT_CLASS: [u8; 256] = {
+    let mut table = [BAD; 256];
+    let mut digit = 1;
+    while digit <= 8 {
+        table[(b'0' + digit) as usize] = digit;
+        digit += 1;
+    }
+    let letters = *b"pnbrqkPNBRQK";
+    let mut i = 0;
+    while i < letters.len() {
+        table[letters[i] as usize] = PIECE + i as u8;
+        i += 1;
+    }
+    table
+};
+
 /// Parses a decimal number that fits in a `u32`; a leading `+` or sign is not accepted.
 fn parse_number(text: &[u8]) -> Option<u32> {
     if text.is_empty() || text.len() > 10 || !text.iter().all(u8::is_ascii_digit) {
@@ -608,10 +662,7 @@ mod tests {
     fn reads_shredder_and_x_fen_castling() {
         let shredder = read(b"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 0 1");
         assert_eq!(shredder.castling_notation, CastlingNotation::Shredder);
-        assert_eq!(
-            shredder.setup.unwrap().castling_rights,
-            Bitboard::CORNERS
-        );
+        assert_eq!(shredder.setup.unwrap().castling_rights, Bitboard::CORNERS);
         let xfen = read(b"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KAkq - 0 1");
         assert_eq!(xfen.castling_notation, CastlingNotation::XFen);
     }

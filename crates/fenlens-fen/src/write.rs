@@ -3,8 +3,11 @@
 //! The placement, side to move and clocks have one canonical form. Castling rights and the en
 //! passant square each have several conventions; [`WriteOptions`] chooses which one is written.
 
+use std::fmt::Write as _;
+
 use shakmaty::{
-    Bitboard, CastlingMode, Chess, Color, EnPassantMode, File, FromSetup, Position, Setup, Square,
+    Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, File, FromSetup, Piece, Position,
+    Role, Setup, Square,
 };
 
 /// How castling rights are written.
@@ -47,7 +50,7 @@ pub struct WriteOptions {
 /// en passant square is kept whatever the mode, as there is no legal position to ask).
 pub fn write_fen(setup: &Setup, notation: CastlingNotation, en_passant: EnPassantWrite) -> String {
     let mut out = String::with_capacity(90);
-    setup.board.board_fen().append_to_string(&mut out);
+    write_placement(&mut out, &setup.board);
     out.push(' ');
     out.push(setup.turn.char());
     out.push(' ');
@@ -63,14 +66,59 @@ pub fn write_fen(setup: &Setup, notation: CastlingNotation, en_passant: EnPassan
         (_, ep) => ep,
     };
     match ep_square {
-        Some(square) => out.push_str(square.to_string().as_str()),
+        Some(square) => {
+            out.push(square.file().char());
+            out.push(square.rank().char());
+        }
         None => out.push('-'),
     }
-    out.push(' ');
-    out.push_str(&setup.halfmoves.to_string());
-    out.push(' ');
-    out.push_str(&setup.fullmoves.to_string());
+    // Writing to a String cannot fail.
+    let _ = write!(out, " {} {}", setup.halfmoves, setup.fullmoves);
     out
+}
+
+/// Appends field 1: ranks 8 to 1, runs of empty squares as digits.
+fn write_placement(out: &mut String, board: &Board) {
+    let mut letters = [0u8; 64];
+    for color in Color::ALL {
+        for role in Role::ALL {
+            let piece = Piece { color, role };
+            let letter = piece.char() as u8;
+            for square in board.by_piece(piece) {
+                letters[square as usize] = letter;
+            }
+        }
+    }
+    // At most 64 letters and 7 slashes: build the bytes on the stack, then append once.
+    let occupied = board.occupied().0;
+    let mut text = [0u8; 71];
+    let mut len = 0;
+    for rank in (0..8).rev() {
+        // Visit the occupied squares of the rank only, writing the gaps between them as digits.
+        let mut row = (occupied >> (rank * 8)) & 0xff;
+        let mut next_file = 0;
+        while row != 0 {
+            let file = row.trailing_zeros() as usize;
+            row &= row - 1;
+            if file > next_file {
+                text[len] = b'0' + (file - next_file) as u8;
+                len += 1;
+            }
+            text[len] = letters[rank * 8 + file];
+            len += 1;
+            next_file = file + 1;
+        }
+        if next_file < 8 {
+            text[len] = b'0' + (8 - next_file) as u8;
+            len += 1;
+        }
+        if rank > 0 {
+            text[len] = b'/';
+            len += 1;
+        }
+    }
+    // Only ASCII letters, digits and slashes were written.
+    out.push_str(std::str::from_utf8(&text[..len]).unwrap_or_default());
 }
 
 fn legal_ep_square(setup: &Setup) -> Option<Square> {
@@ -86,11 +134,9 @@ fn write_castling(out: &mut String, setup: &Setup, notation: CastlingNotation) {
         let backrank = color.backrank();
         let rights = setup.castling_rights & backrank;
         let our_rooks = setup.board.rooks() & setup.board.by_color(color) & backrank;
-        let king = setup
-            .board
-            .king_of(color)
-            .filter(|k| k.rank() == backrank);
-        let mut letters: Vec<(u8, char)> = Vec::with_capacity(2);
+        let king = setup.board.king_of(color).filter(|k| k.rank() == backrank);
+        let mut letters = [(0u8, ' '); 8];
+        let mut count = 0;
         for rook in rights {
             let file_letter = rook.file().char();
             let letter = match notation {
@@ -110,10 +156,12 @@ fn write_castling(out: &mut String, setup: &Setup, notation: CastlingNotation) {
                 'q' => 1,
                 _ => 2 + rook.file() as u8,
             };
-            letters.push((order, letter));
+            letters[count] = (order, letter);
+            count += 1;
         }
+        let letters = &mut letters[..count];
         letters.sort_unstable();
-        out.extend(letters.into_iter().map(|(_, letter)| letter));
+        out.extend(letters.iter().map(|(_, letter)| letter));
     }
     if out.len() == start {
         out.push('-');

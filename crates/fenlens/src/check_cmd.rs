@@ -142,14 +142,13 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
 
 fn is_fen_file(input: &OsString) -> bool {
     let path = Path::new(input);
-    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("fen")) && path.is_file()
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("fen"))
+        && path.is_file()
 }
 
 /// Calls `f` on every non-blank line, without its line ending; any bytes are accepted.
-fn for_each_line(
-    mut reader: impl BufRead,
-    f: &mut dyn FnMut(&[u8]) -> Result<()>,
-) -> Result<()> {
+fn for_each_line(mut reader: impl BufRead, f: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()> {
     let mut line = Vec::new();
     loop {
         line.clear();
