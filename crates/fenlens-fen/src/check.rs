@@ -37,6 +37,9 @@ pub struct Report {
     pub setup: Option<Setup>,
     /// The canonical FEN of what was read; `None` when it could not be read.
     pub fen: Option<String>,
+    /// The pieces as far as the placement could be read (all of them when it is fine), so that a
+    /// broken FEN can still be shown.
+    pub partial_board: Board,
     /// Every problem found, errors first.
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -114,6 +117,7 @@ pub fn fix(input: &[u8], options: &CheckOptions) -> Result<String, Unfixable> {
 fn check_reading(input: String, reading: Reading, options: &CheckOptions) -> Report {
     let Reading {
         setup,
+        partial_board,
         castling_notation,
         castling_field,
         mut diagnostics,
@@ -130,6 +134,7 @@ fn check_reading(input: String, reading: Reading, options: &CheckOptions) -> Rep
             input,
             setup: None,
             fen: None,
+            partial_board,
             diagnostics,
         };
     };
@@ -155,6 +160,7 @@ fn check_reading(input: String, reading: Reading, options: &CheckOptions) -> Rep
         input,
         setup: Some(setup),
         fen: Some(fen),
+        partial_board,
         diagnostics,
     }
 }

@@ -25,6 +25,9 @@ pub struct Reading {
     /// Unreadable later fields are replaced by their defaults (castling `-`, en passant `-`,
     /// clocks `0 1`) and reported as errors.
     pub setup: Option<Setup>,
+    /// The pieces as far as the placement could be read, even when it is broken: the first 8
+    /// squares of each of the first 8 ranks. Equal to the setup's board when that exists.
+    pub partial_board: Board,
     /// The castling notation the input used.
     pub castling_notation: CastlingNotation,
     /// Field 3 as written (at most its first 16 bytes), to re-read it on a corrected board.
@@ -64,9 +67,10 @@ pub fn read(input: &[u8]) -> Reading {
         diagnostics: Vec::new(),
         fixed_by_defaults: Vec::new(),
     };
-    let (setup, castling_notation, castling_field) = reader.read(input);
+    let (setup, partial_board, castling_notation, castling_field) = reader.read(input);
     Reading {
         setup,
+        partial_board,
         castling_notation,
         castling_field,
         diagnostics: reader.diagnostics,
@@ -95,7 +99,7 @@ impl Reader {
         self.push(code, Severity::Error, Location::Field(field), message);
     }
 
-    fn read(&mut self, input: &[u8]) -> (Option<Setup>, CastlingNotation, Vec<u8>) {
+    fn read(&mut self, input: &[u8]) -> (Option<Setup>, Board, CastlingNotation, Vec<u8>) {
         let trimmed = input.trim_ascii();
         // The first 8 fields are kept; more only matter as "extra" or as EPD operations.
         let mut kept: [&[u8]; 8] = [&[]; 8];
@@ -126,7 +130,7 @@ impl Reader {
                 Location::Field(1),
                 "There is no FEN here: the line is empty.".into(),
             );
-            return (None, CastlingNotation::Standard, Vec::new());
+            return (None, Board::empty(), CastlingNotation::Standard, Vec::new());
         };
         if trimmed.len() != input.len() || separator_runs {
             self.push(
@@ -145,7 +149,7 @@ impl Reader {
             );
         }
 
-        let board = self.read_placement(placement);
+        let (board, partial_board) = self.read_placement(placement);
         let mut fields = &fields[1..];
 
         // EPD operations (`bm Nf3; id "x";`) after the four EPD fields are not a FEN's clocks.
@@ -206,11 +210,13 @@ impl Reader {
             .get(1)
             .map(|f| f[..f.len().min(16)].to_vec())
             .unwrap_or_default();
-        (setup, notation, castling_field)
+        (setup, partial_board, notation, castling_field)
     }
 
     /// Reads field 1. Reports every broken rank; returns the board only when all are fine.
-    fn read_placement(&mut self, placement: &[u8]) -> Option<Board> {
+    /// Returns the board when the placement is fine, and in any case the board as far as it
+    /// could be read (the first 8 squares of the first 8 ranks).
+    fn read_placement(&mut self, placement: &[u8]) -> (Option<Board>, Board) {
         let rank_count = placement.iter().filter(|b| **b == b'/').count() + 1;
         // Bitboards by role (pawn, knight, bishop, rook, queen, king) and by colour (black, white).
         let mut roles = [0u64; 6];
@@ -331,13 +337,10 @@ impl Reader {
                 );
             }
         }
-        if !ok {
-            return None;
-        }
         let [pawn, knight, bishop, rook, queen, king] = roles.map(Bitboard);
         let [black, white] = colors.map(Bitboard);
         // Each square is set at most once, so the bitboards are always consistent.
-        Board::try_from_bitboards(
+        let board = Board::try_from_bitboards(
             ByRole {
                 pawn,
                 knight,
@@ -348,7 +351,8 @@ impl Reader {
             },
             ByColor { white, black },
         )
-        .ok()
+        .unwrap_or_default();
+        (ok.then(|| board.clone()), board)
     }
 
     fn read_turn(&mut self, field: Option<&[u8]>) -> Option<Color> {

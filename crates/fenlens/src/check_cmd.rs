@@ -8,9 +8,10 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
-use fenlens_fen::shakmaty::{Color, File as BoardFile, Rank, Setup, Square};
+use fenlens_fen::shakmaty::{Board, Color, File as BoardFile, Rank, Square};
 use fenlens_fen::{
-    CastlingNotation, CheckOptions, EnPassantWrite, Report, Severity, WriteOptions, check, fix,
+    CastlingNotation, CheckOptions, EnPassantWrite, Location, Report, Severity, WriteOptions,
+    check, fix,
 };
 
 use crate::style::Style;
@@ -199,12 +200,36 @@ fn print_report(report: &Report, style: Style, out: &mut dyn Write) -> Result<()
         (Some(fen), Some(setup)) => {
             writeln!(out, "{}", style.bold(fen))?;
             writeln!(out)?;
-            write_board(setup, style, out)?;
+            write_board(&setup.board, &[], style, out)?;
+            let side = if setup.turn.is_white() {
+                "White"
+            } else {
+                "Black"
+            };
+            writeln!(
+                out,
+                "  {side} to move · halfmove clock {} · move {}",
+                setup.halfmoves, setup.fullmoves
+            )?;
         }
         _ => {
             let shown: String = report.input.chars().take(120).collect();
             writeln!(out, "{}", style.bold(&shown))?;
-            writeln!(out, "{}", style.dim("(the position could not be read)"))?;
+            writeln!(out)?;
+            let broken: Vec<u8> = report
+                .diagnostics
+                .iter()
+                .filter_map(|d| match d.location {
+                    Location::Rank(rank) if d.is_error() => Some(rank),
+                    _ => None,
+                })
+                .collect();
+            write_board(&report.partial_board, &broken, style, out)?;
+            writeln!(
+                out,
+                "  {}",
+                style.dim("(as far as it could be read; broken ranks are marked with !)")
+            )?;
         }
     }
     let count = |severity| {
@@ -244,13 +269,19 @@ fn print_report(report: &Report, style: Style, out: &mut dyn Write) -> Result<()
     Ok(())
 }
 
-/// The board as text, rank 8 on top, with coordinates and the other fields underneath.
-fn write_board(setup: &Setup, style: Style, out: &mut dyn Write) -> Result<()> {
+/// The board as text, rank 8 on top, with coordinates; ranks in `broken` are marked with `!`.
+fn write_board(board: &Board, broken: &[u8], style: Style, out: &mut dyn Write) -> Result<()> {
     for rank in Rank::ALL.into_iter().rev() {
-        let mut line = format!("  {} ", rank.char());
+        let number = rank as u8 + 1;
+        let mark = if broken.contains(&number) {
+            style.error("!")
+        } else {
+            " ".to_string()
+        };
+        let mut line = format!("{mark} {} ", rank.char());
         for file in BoardFile::ALL {
             line.push(' ');
-            match setup.board.piece_at(Square::from_coords(file, rank)) {
+            match board.piece_at(Square::from_coords(file, rank)) {
                 Some(piece) if piece.color == Color::White => {
                     line.push_str(&style.bold(&piece.char().to_string()))
                 }
@@ -261,15 +292,5 @@ fn write_board(setup: &Setup, style: Style, out: &mut dyn Write) -> Result<()> {
         writeln!(out, "{line}")?;
     }
     writeln!(out, "     a b c d e f g h")?;
-    let side = if setup.turn.is_white() {
-        "White"
-    } else {
-        "Black"
-    };
-    writeln!(
-        out,
-        "  {side} to move · halfmove clock {} · move {}",
-        setup.halfmoves, setup.fullmoves
-    )?;
     Ok(())
 }
