@@ -26,3 +26,8 @@ pub use write::{CastlingNotation, EnPassantWrite, WriteOptions, write_fen};
 
 /// The shakmaty version this crate builds on, re-exported for callers that need its types.
 pub use shakmaty;
+
+/// The README's Rust examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+mod readme {}

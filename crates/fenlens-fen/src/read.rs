@@ -505,6 +505,21 @@ impl Reader {
     }
 }
 
+/// The square a `K`/`Q` letter (`k`/`q` for Black) names: the outermost of the side's rooks and
+/// king on its back rank if that is a rook, else the h (a) corner. Same rule as shakmaty.
+pub(crate) fn side_rook(board: &Board, color: Color, king_side: bool) -> Square {
+    let backrank = color.backrank();
+    let rooks_and_king = board.by_color(color) & (board.rooks() | board.kings()) & backrank;
+    let (outermost, corner) = if king_side {
+        (rooks_and_king.last(), File::H)
+    } else {
+        (rooks_and_king.first(), File::A)
+    };
+    outermost
+        .filter(|sq| board.rooks().contains(*sq))
+        .unwrap_or(Square::from_coords(corner, backrank))
+}
+
 /// Field 3 as read against a board.
 pub(crate) struct ParsedCastling {
     /// The rook squares the letters name.
@@ -534,21 +549,14 @@ pub(crate) fn parse_castling(field: &[u8], board: &Board) -> ParsedCastling {
     for &byte in field {
         let color = Color::from_white(byte.is_ascii_uppercase());
         let backrank = color.backrank();
-        let rooks_and_king = board.by_color(color) & (board.rooks() | board.kings()) & backrank;
         let square = match byte.to_ascii_lowercase() {
             b'k' => {
                 has_kq = true;
-                rooks_and_king
-                    .last()
-                    .filter(|sq| board.rooks().contains(*sq))
-                    .unwrap_or(Square::from_coords(File::H, backrank))
+                side_rook(board, color, true)
             }
             b'q' => {
                 has_kq = true;
-                rooks_and_king
-                    .first()
-                    .filter(|sq| board.rooks().contains(*sq))
-                    .unwrap_or(Square::from_coords(File::A, backrank))
+                side_rook(board, color, false)
             }
             file @ b'a'..=b'h' => {
                 has_files = true;

@@ -5,9 +5,11 @@
 
 use std::fmt::Write as _;
 
+use crate::read::side_rook;
+
 use shakmaty::{
-    Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, File, FromSetup, Piece, Position,
-    Role, Setup, Square,
+    Board, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Piece, Position, Role, Setup,
+    Square,
 };
 
 /// How castling rights are written.
@@ -131,18 +133,22 @@ fn legal_ep_square(setup: &Setup) -> Option<Square> {
 fn write_castling(out: &mut String, setup: &Setup, notation: CastlingNotation) {
     let start = out.len();
     for color in Color::ALL {
-        let backrank = color.backrank();
-        let rights = setup.castling_rights & backrank;
-        let our_rooks = setup.board.rooks() & setup.board.by_color(color) & backrank;
-        let king = setup.board.king_of(color).filter(|k| k.rank() == backrank);
+        let rights = setup.castling_rights & color.backrank();
         let mut letters = [(0u8, ' '); 8];
         let mut count = 0;
         for rook in rights {
             let file_letter = rook.file().char();
+            // A side letter only where reading it back names this very rook (X-FEN's rule).
             let letter = match notation {
                 CastlingNotation::Shredder => file_letter,
                 CastlingNotation::Standard | CastlingNotation::XFen => {
-                    side_letter(rook, king, our_rooks).unwrap_or(file_letter)
+                    if side_rook(&setup.board, color, true) == rook {
+                        'k'
+                    } else if side_rook(&setup.board, color, false) == rook {
+                        'q'
+                    } else {
+                        file_letter
+                    }
                 }
             };
             let letter = if color.is_white() {
@@ -150,7 +156,7 @@ fn write_castling(out: &mut String, setup: &Setup, notation: CastlingNotation) {
             } else {
                 letter
             };
-            // KQ order for side letters (K before Q), file order for file letters.
+            // K before Q, then file letters in file order.
             let order = match letter.to_ascii_lowercase() {
                 'k' => 0,
                 'q' => 1,
@@ -166,30 +172,6 @@ fn write_castling(out: &mut String, setup: &Setup, notation: CastlingNotation) {
     if out.len() == start {
         out.push('-');
     }
-}
-
-/// `k` or `q` when that letter names exactly this rook: it is the outermost rook on its side of
-/// the king (or, with no king on the back rank, it stands on the h or a file).
-fn side_letter(rook: Square, king: Option<Square>, our_rooks: Bitboard) -> Option<char> {
-    let Some(king) = king else {
-        return match rook.file() {
-            File::H => Some('k'),
-            File::A => Some('q'),
-            _ => None,
-        };
-    };
-    let king_side = rook.file() > king.file();
-    let outermost = !our_rooks.into_iter().any(|other| {
-        if king_side {
-            other.file() > rook.file()
-        } else {
-            other.file() < rook.file()
-        }
-    });
-    let on_edge = matches!(rook.file(), File::A | File::H);
-    // A right without a rook is written K/Q only on the edge file, where reading gives it back.
-    let letter = if king_side { 'k' } else { 'q' };
-    (outermost && (our_rooks.contains(rook) || on_edge)).then_some(letter)
 }
 
 #[cfg(test)]
@@ -216,6 +198,21 @@ mod tests {
         assert_eq!(
             rewrite("4k3/8/8/8/8/8/8/4KRR1 w G - 0 1", CastlingNotation::XFen),
             "4k3/8/8/8/8/8/8/4KRR1 w K - 0 1"
+        );
+    }
+
+    #[test]
+    fn castling_letters_read_back_to_the_same_rooks() {
+        // Found by the fuzzer: a right on h8 (a knight there) beside the outer rook on g8 was
+        // written "k" twice. The h8 right must keep its file letter.
+        let fen = "bqrnbkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w Kkh - 0 1";
+        assert_eq!(rewrite(fen, CastlingNotation::XFen), fen);
+        assert_eq!(
+            rewrite(
+                "bqrnbkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w Khk - 0 1",
+                CastlingNotation::Standard
+            ),
+            fen
         );
     }
 
