@@ -4,6 +4,7 @@
 //! 0 when every input is fine, 1 when any is not, 2 on usage errors.
 
 mod check_cmd;
+mod render_cmd;
 mod style;
 
 use std::process::ExitCode;
@@ -16,6 +17,7 @@ use clap::{Parser, Subcommand};
 #[command(after_help = "Examples:\n  \
     fenlens check 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1'\n  \
     fenlens check --json positions.fen\n  \
+    fenlens render 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1' -o board.png\n  \
     cat positions.fen | fenlens check --fix -")]
 struct Cli {
     #[command(subcommand)]
@@ -26,12 +28,15 @@ struct Cli {
 enum Command {
     /// Check FENs: show the board and explain, in plain words, what is wrong and how to fix it.
     Check(check_cmd::CheckArgs),
+    /// Draw a position as PNG or SVG, or write a synthetic dataset with ground truth.
+    Render(render_cmd::RenderArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check(args) => check_cmd::run(args),
+        Command::Render(args) => render_cmd::run(args),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,511 @@
+//! Drawing one board: squares, coordinates, highlights, pieces, arrows, circles and frame.
+//!
+//! The result records exactly where the 8x8 playing area is, so every later transformation can
+//! carry the corners along as ground truth.
+
+use fenlens_fen::shakmaty::{Board, File, Rank, Role, Square};
+use image::imageops::FilterType;
+use resvg::tiny_skia::{
+    self, Color as SkColor, FillRule, GradientStop, Paint, PathBuilder, Pixmap, PixmapPaint, Point,
+    RadialGradient, Rect, SpreadMode, Stroke, Transform,
+};
+
+use crate::pieces::{PieceSet, piece_index};
+use crate::style::{BoardLook, BoardStyle, Coords, Hatch, Rgb, Tint};
+use crate::text::{self, Face};
+
+/// A drawn board and where its playing area is.
+pub struct DrawnBoard {
+    /// The picture (premultiplied RGBA).
+    pub pixmap: Pixmap,
+    /// Left edge of the playing area, in pixels.
+    pub x: f32,
+    /// Top edge of the playing area.
+    pub y: f32,
+    /// Side of the playing area (8 squares).
+    pub side: f32,
+}
+
+impl DrawnBoard {
+    /// The playing area's corners: top-left, top-right, bottom-right, bottom-left.
+    pub fn corners(&self) -> [[f32; 2]; 4] {
+        let (x, y, s) = (self.x, self.y, self.side);
+        [[x, y], [x + s, y], [x + s, y + s], [x, y + s]]
+    }
+}
+
+fn paint(rgb: Rgb, alpha: f32) -> Paint<'static> {
+    let mut paint = Paint::default();
+    paint.set_color(SkColor::from_rgba8(
+        rgb[0],
+        rgb[1],
+        rgb[2],
+        (alpha.clamp(0.0, 1.0) * 255.0) as u8,
+    ));
+    paint.anti_alias = true;
+    paint
+}
+
+/// Column and row (0-7, from the top-left as displayed) of a square.
+pub fn display_cell(square: Square, flipped: bool) -> (u32, u32) {
+    let file = square.file() as u32;
+    let rank = square.rank() as u32;
+    if flipped {
+        (7 - file, rank)
+    } else {
+        (file, 7 - rank)
+    }
+}
+
+/// Draws `board` with squares of `square` pixels.
+pub fn draw_board(board: &Board, style: &BoardStyle, pieces: &PieceSet, square: u32) -> DrawnBoard {
+    let square = square.max(4);
+    let s = square as f32;
+    let side = 8.0 * s;
+    let frame = (style.frame * s).round();
+    let margin = if style.coords == Coords::Outside {
+        (0.45 * s).round().max(8.0)
+    } else {
+        0.0
+    };
+    // Printed diagrams have a black line around the playing area.
+    let book_line = if style.look.is_book() {
+        (s * 0.06).round().max(2.0)
+    } else {
+        0.0
+    };
+    let offset = frame + margin + book_line;
+    let total = (side + 2.0 * offset) as u32;
+    // Sizes are bounded by `square`, which callers keep far below tiny-skia's limits.
+    let mut pixmap = Pixmap::new(total, total).expect("board fits in a pixmap");
+    if margin > 0.0 {
+        let background = if style.look.is_book() {
+            [255, 255, 255]
+        } else {
+            [0x30, 0x2e, 0x2b]
+        };
+        pixmap.fill(SkColor::from_rgba8(
+            background[0],
+            background[1],
+            background[2],
+            255,
+        ));
+    }
+
+    draw_squares(&mut pixmap, &style.look, offset, s);
+    let cell_rect = |sq: Square| {
+        let (col, row) = display_cell(sq, style.flipped);
+        Rect::from_xywh(offset + col as f32 * s, offset + row as f32 * s, s, s)
+    };
+    for (sq, tint) in &style.highlights {
+        if let Some(rect) = cell_rect(*sq) {
+            pixmap.fill_rect(rect, &paint(tint.rgb, tint.alpha), Transform::identity(), None);
+        }
+    }
+    if let Some(king) = style.check {
+        if let Some(rect) = cell_rect(king) {
+            draw_check_glow(&mut pixmap, rect);
+        }
+    }
+    if style.coords == Coords::Inside {
+        draw_inside_coords(&mut pixmap, &style.look, style.flipped, offset, s);
+    }
+
+    let piece_px = ((s * style.piece_scale.clamp(0.3, 1.2)).round() as u32).max(1);
+    let sprites = pieces.sprites(piece_px);
+    let inset = (s - piece_px as f32) / 2.0;
+    for (sq, piece) in board {
+        let (col, row) = display_cell(sq, style.flipped);
+        let x = offset + col as f32 * s + inset;
+        let y = offset + row as f32 * s + inset;
+        pixmap.draw_pixmap(
+            x.round() as i32,
+            y.round() as i32,
+            sprites[piece_index(piece)].as_ref(),
+            &PixmapPaint::default(),
+            Transform::identity(),
+            None,
+        );
+    }
+
+    let center = |sq: Square| {
+        let (col, row) = display_cell(sq, style.flipped);
+        Point::from_xy(
+            offset + (col as f32 + 0.5) * s,
+            offset + (row as f32 + 0.5) * s,
+        )
+    };
+    for (sq, tint) in &style.circles {
+        let c = center(*sq);
+        if let Some(path) = PathBuilder::from_circle(c.x, c.y, s * 0.45) {
+            let stroke = Stroke {
+                width: s * 0.07,
+                ..Stroke::default()
+            };
+            pixmap.stroke_path(
+                &path,
+                &paint(tint.rgb, tint.alpha),
+                &stroke,
+                Transform::identity(),
+                None,
+            );
+        }
+    }
+    for (from, to, tint) in &style.arrows {
+        draw_arrow(&mut pixmap, center(*from), center(*to), s, *tint);
+    }
+    if style.coords == Coords::Outside {
+        draw_outside_coords(&mut pixmap, &style.look, style.flipped, offset, s, margin);
+    }
+    if frame > 0.0 {
+        let rgb = style.frame_rgb;
+        let t = frame;
+        for rect in [
+            Rect::from_xywh(0.0, 0.0, total as f32, t),
+            Rect::from_xywh(0.0, total as f32 - t, total as f32, t),
+            Rect::from_xywh(0.0, 0.0, t, total as f32),
+            Rect::from_xywh(total as f32 - t, 0.0, t, total as f32),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            pixmap.fill_rect(rect, &paint(rgb, 1.0), Transform::identity(), None);
+        }
+    }
+    if book_line > 0.0 {
+        let (x, width) = (offset - book_line, side + 2.0 * book_line);
+        for rect in [
+            Rect::from_xywh(x, x, width, book_line),
+            Rect::from_xywh(x, offset + side, width, book_line),
+            Rect::from_xywh(x, x, book_line, width),
+            Rect::from_xywh(offset + side, x, book_line, width),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            pixmap.fill_rect(rect, &paint([0, 0, 0], 1.0), Transform::identity(), None);
+        }
+    }
+    DrawnBoard {
+        pixmap,
+        x: offset,
+        y: offset,
+        side,
+    }
+}
+
+fn is_light(col: u32, row: u32) -> bool {
+    (col + row) % 2 == 0
+}
+
+fn draw_squares(pixmap: &mut Pixmap, look: &BoardLook, offset: f32, s: f32) {
+    match look {
+        BoardLook::Flat { light, dark, .. } => {
+            for row in 0..8 {
+                for col in 0..8 {
+                    let rgb = if is_light(col, row) { *light } else { *dark };
+                    if let Some(rect) =
+                        Rect::from_xywh(offset + col as f32 * s, offset + row as f32 * s, s, s)
+                    {
+                        let mut p = paint(rgb, 1.0);
+                        p.anti_alias = false;
+                        pixmap.fill_rect(rect, &p, Transform::identity(), None);
+                    }
+                }
+            }
+        }
+        BoardLook::Texture { image, .. } => {
+            let side = (8.0 * s).round() as u32;
+            let resized = image::imageops::resize(image.as_ref(), side, side, FilterType::Triangle);
+            if let Some(layer) = rgba_to_pixmap(&resized) {
+                pixmap.draw_pixmap(
+                    offset.round() as i32,
+                    offset.round() as i32,
+                    layer.as_ref(),
+                    &PixmapPaint::default(),
+                    Transform::identity(),
+                    None,
+                );
+            }
+        }
+        BoardLook::Book { hatch } => {
+            if let Some(rect) = Rect::from_xywh(offset, offset, 8.0 * s, 8.0 * s) {
+                pixmap.fill_rect(rect, &paint([255, 255, 255], 1.0), Transform::identity(), None);
+            }
+            for row in 0..8 {
+                for col in 0..8 {
+                    if !is_light(col, row) {
+                        draw_hatched(
+                            pixmap,
+                            *hatch,
+                            offset + col as f32 * s,
+                            offset + row as f32 * s,
+                            s,
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Diagonal lines, dots or grey over one dark square of a printed diagram.
+fn draw_hatched(pixmap: &mut Pixmap, hatch: Hatch, x: f32, y: f32, s: f32) {
+    match hatch {
+        Hatch::Grey => {
+            if let Some(rect) = Rect::from_xywh(x, y, s, s) {
+                pixmap.fill_rect(rect, &paint([150, 150, 150], 1.0), Transform::identity(), None);
+            }
+        }
+        Hatch::Diagonal => {
+            let step = (s / 7.0).max(2.0);
+            let mut pb = PathBuilder::new();
+            // Lines x' + y' = c inside the square (x', y' local), c from step/2 to 2s.
+            let mut c = step / 2.0;
+            while c < 2.0 * s {
+                let (x0, y0) = if c <= s { (0.0, c) } else { (c - s, s) };
+                let (x1, y1) = if c <= s { (c, 0.0) } else { (s, c - s) };
+                pb.move_to(x + x0, y + y0);
+                pb.line_to(x + x1, y + y1);
+                c += step;
+            }
+            if let Some(path) = pb.finish() {
+                let stroke = Stroke {
+                    width: (step * 0.35).max(0.8),
+                    ..Stroke::default()
+                };
+                pixmap.stroke_path(&path, &paint([0, 0, 0], 1.0), &stroke, Transform::identity(), None);
+            }
+        }
+        Hatch::Stipple => {
+            let step = (s / 8.0).max(2.0);
+            let mut pb = PathBuilder::new();
+            let mut row = 0;
+            let mut yy = step / 2.0;
+            while yy < s {
+                let shift = if row % 2 == 0 { 0.0 } else { step / 2.0 };
+                let mut xx = step / 2.0 + shift;
+                while xx < s {
+                    pb.push_circle(x + xx, y + yy, step * 0.22);
+                    xx += step;
+                }
+                yy += step;
+                row += 1;
+            }
+            if let Some(path) = pb.finish() {
+                pixmap.fill_path(
+                    &path,
+                    &paint([0, 0, 0], 1.0),
+                    FillRule::Winding,
+                    Transform::identity(),
+                    None,
+                );
+            }
+        }
+    }
+}
+
+fn draw_check_glow(pixmap: &mut Pixmap, rect: Rect) {
+    let center = Point::from_xy(rect.x() + rect.width() / 2.0, rect.y() + rect.height() / 2.0);
+    let shader = RadialGradient::new(
+        center,
+        0.0,
+        center,
+        rect.width() * 0.6,
+        vec![
+            GradientStop::new(0.0, SkColor::from_rgba8(255, 0, 0, 255)),
+            GradientStop::new(0.25, SkColor::from_rgba8(231, 0, 0, 255)),
+            GradientStop::new(0.9, SkColor::from_rgba8(169, 0, 0, 0)),
+            GradientStop::new(1.0, SkColor::from_rgba8(158, 0, 0, 0)),
+        ],
+        SpreadMode::Pad,
+        Transform::identity(),
+    );
+    if let Some(shader) = shader {
+        let p = Paint {
+            shader,
+            anti_alias: true,
+            ..Paint::default()
+        };
+        pixmap.fill_rect(rect, &p, Transform::identity(), None);
+    }
+}
+
+fn draw_arrow(pixmap: &mut Pixmap, from: Point, to: Point, s: f32, tint: Tint) {
+    let (dx, dy) = (to.x - from.x, to.y - from.y);
+    let length = (dx * dx + dy * dy).sqrt();
+    if length < 1.0 {
+        return;
+    }
+    let (ux, uy) = (dx / length, dy / length);
+    let (nx, ny) = (-uy, ux);
+    let shaft = s * 0.15 / 2.0;
+    let head_len = s * 0.55;
+    let head_half = s * 0.3;
+    // Start a little off the centre and stop the head short of the target centre, like lichess.
+    let start = Point::from_xy(from.x + ux * s * 0.15, from.y + uy * s * 0.15);
+    let tip = Point::from_xy(to.x - ux * s * 0.1, to.y - uy * s * 0.1);
+    let base = Point::from_xy(tip.x - ux * head_len, tip.y - uy * head_len);
+    let mut pb = PathBuilder::new();
+    pb.move_to(start.x + nx * shaft, start.y + ny * shaft);
+    pb.line_to(base.x + nx * shaft, base.y + ny * shaft);
+    pb.line_to(base.x + nx * head_half, base.y + ny * head_half);
+    pb.line_to(tip.x, tip.y);
+    pb.line_to(base.x - nx * head_half, base.y - ny * head_half);
+    pb.line_to(base.x - nx * shaft, base.y - ny * shaft);
+    pb.line_to(start.x - nx * shaft, start.y - ny * shaft);
+    pb.close();
+    if let Some(path) = pb.finish() {
+        pixmap.fill_path(
+            &path,
+            &paint(tint.rgb, tint.alpha),
+            FillRule::Winding,
+            Transform::identity(),
+            None,
+        );
+    }
+}
+
+fn coord_colors(look: &BoardLook, on_light: bool) -> Rgb {
+    match look {
+        BoardLook::Flat { light, dark, .. } => {
+            if on_light {
+                *dark
+            } else {
+                *light
+            }
+        }
+        BoardLook::Texture { .. } => {
+            if on_light {
+                [0x60, 0x40, 0x20]
+            } else {
+                [0xf0, 0xe0, 0xc0]
+            }
+        }
+        BoardLook::Book { .. } => [0, 0, 0],
+    }
+}
+
+/// Files along the bottom edge, ranks along the left edge, inside the squares (lichess style).
+fn draw_inside_coords(pixmap: &mut Pixmap, look: &BoardLook, flipped: bool, offset: f32, s: f32) {
+    let size = (s * 0.24).max(6.0);
+    for col in 0..8u32 {
+        let file = if flipped { 7 - col } else { col };
+        let label = File::new(file).char().to_string();
+        let rgb = coord_colors(look, is_light(col, 7));
+        let x = offset + (col as f32 + 1.0) * s - text::width(&label, Face::Sans, size) - s * 0.05;
+        let baseline = offset + 8.0 * s - s * 0.06;
+        text::draw(pixmap, &label, Face::Sans, size, x, baseline, rgb, 1.0);
+    }
+    for row in 0..8u32 {
+        let rank = if flipped { row } else { 7 - row };
+        let label = Rank::new(rank).char().to_string();
+        let rgb = coord_colors(look, is_light(0, row));
+        let x = offset + s * 0.05;
+        let baseline = offset + row as f32 * s + size * 1.0;
+        text::draw(pixmap, &label, Face::Sans, size, x, baseline, rgb, 1.0);
+    }
+}
+
+/// Files below the board and ranks to its left, in the margin.
+fn draw_outside_coords(
+    pixmap: &mut Pixmap,
+    look: &BoardLook,
+    flipped: bool,
+    offset: f32,
+    s: f32,
+    margin: f32,
+) {
+    let size = (margin * 0.7).max(6.0);
+    let rgb = if look.is_book() {
+        [0, 0, 0]
+    } else {
+        [0xd0, 0xd0, 0xd0]
+    };
+    for col in 0..8u32 {
+        let file = if flipped { 7 - col } else { col };
+        let label = File::new(file).char().to_string();
+        let x = offset + (col as f32 + 0.5) * s - text::width(&label, Face::Sans, size) / 2.0;
+        let baseline = offset + 8.0 * s + margin * 0.8;
+        text::draw(pixmap, &label, Face::Sans, size, x, baseline, rgb, 1.0);
+    }
+    for row in 0..8u32 {
+        let rank = if flipped { row } else { 7 - row };
+        let label = Rank::new(rank).char().to_string();
+        let x = offset - margin / 2.0 - text::width(&label, Face::Sans, size) / 2.0;
+        let baseline = offset + (row as f32 + 0.5) * s + size * 0.36;
+        text::draw(pixmap, &label, Face::Sans, size, x, baseline, rgb, 1.0);
+    }
+}
+
+/// An `RgbaImage` (straight alpha) as a tiny-skia pixmap (premultiplied).
+pub fn rgba_to_pixmap(image: &image::RgbaImage) -> Option<Pixmap> {
+    let mut pixmap = Pixmap::new(image.width(), image.height())?;
+    for (dst, src) in pixmap.pixels_mut().iter_mut().zip(image.pixels()) {
+        let [r, g, b, a] = src.0;
+        *dst = tiny_skia::ColorU8::from_rgba(r, g, b, a).premultiply();
+    }
+    Some(pixmap)
+}
+
+/// A tiny-skia pixmap as an `RgbaImage` with straight alpha.
+pub fn pixmap_to_rgba(pixmap: &Pixmap) -> image::RgbaImage {
+    let mut out = image::RgbaImage::new(pixmap.width(), pixmap.height());
+    for (dst, src) in out.pixels_mut().zip(pixmap.pixels()) {
+        let c = src.demultiply();
+        dst.0 = [c.red(), c.green(), c.blue(), c.alpha()];
+    }
+    out
+}
+
+/// Whether any king of the side in `board` is attacked, for the check glow: the king's square.
+pub fn king_square(board: &Board, white: bool) -> Option<Square> {
+    let color = fenlens_fen::shakmaty::Color::from_white(white);
+    (board.by_role(Role::King) & board.by_color(color)).first()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::style::BoardLook;
+
+    fn start() -> Board {
+        Board::new()
+    }
+
+    #[test]
+    fn squares_have_their_theme_colours() {
+        let style = BoardStyle::default();
+        let drawn = draw_board(&Board::empty(), &style, &PieceSet::builtin(), 20);
+        assert_eq!(drawn.side, 160.0);
+        let BoardLook::Flat { light, dark, .. } = style.look else {
+            panic!()
+        };
+        let at = |x, y| {
+            let p = drawn.pixmap.pixel(x, y).unwrap().demultiply();
+            [p.red(), p.green(), p.blue()]
+        };
+        assert_eq!(at(10, 10), light, "a8 is light");
+        assert_eq!(at(30, 10), dark, "b8 is dark");
+        assert_eq!(at(150, 150), light, "h1 is light");
+    }
+
+    #[test]
+    fn outside_coordinates_add_a_margin_and_keep_the_grid_exact() {
+        let style = BoardStyle {
+            coords: Coords::Outside,
+            ..BoardStyle::default()
+        };
+        let drawn = draw_board(&start(), &style, &PieceSet::builtin(), 30);
+        assert!(drawn.x > 0.0);
+        assert_eq!(drawn.pixmap.width() as f32, drawn.side + 2.0 * drawn.x);
+    }
+
+    #[test]
+    fn display_cells_follow_orientation() {
+        assert_eq!(display_cell(Square::A8, false), (0, 0));
+        assert_eq!(display_cell(Square::H1, false), (7, 7));
+        assert_eq!(display_cell(Square::A8, true), (7, 7));
+        assert_eq!(display_cell(Square::H1, true), (0, 0));
+    }
+}

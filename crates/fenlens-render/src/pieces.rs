@@ -1,0 +1,224 @@
+//! Piece sets: twelve SVG drawings, rasterized with resvg at any size and cached per size.
+//!
+//! A set is a folder of `wK.svg … bP.svg` (the layout of lichess's `public/piece/<set>/`). The
+//! repository ships one set, cburnett (GPLv2+), built into the binary.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use fenlens_fen::shakmaty::{Color, Piece, Role};
+use resvg::tiny_skia::{Pixmap, Transform};
+use resvg::usvg;
+
+use crate::RenderError;
+
+/// The twelve pieces in a fixed order: White pawn, knight, bishop, rook, queen, king, then Black.
+pub const PIECES: [Piece; 12] = {
+    let roles = [
+        Role::Pawn,
+        Role::Knight,
+        Role::Bishop,
+        Role::Rook,
+        Role::Queen,
+        Role::King,
+    ];
+    let mut out = [Piece {
+        color: Color::White,
+        role: Role::Pawn,
+    }; 12];
+    let mut i = 0;
+    while i < 12 {
+        out[i] = Piece {
+            color: if i < 6 { Color::White } else { Color::Black },
+            role: roles[i % 6],
+        };
+        i += 1;
+    }
+    out
+};
+
+/// The index of a piece in [`PIECES`].
+pub fn piece_index(piece: Piece) -> usize {
+    let role = piece.role as usize - 1;
+    role + if piece.color.is_white() { 0 } else { 6 }
+}
+
+/// The file name of a piece's drawing, e.g. `wK.svg`.
+pub fn file_name(piece: Piece) -> String {
+    format!(
+        "{}{}.svg",
+        piece.color.char(),
+        piece.role.char().to_ascii_uppercase()
+    )
+}
+
+/// The built-in set's drawings, in [`PIECES`] order.
+const CBURNETT: [&str; 12] = [
+    include_str!("../assets/pieces/cburnett/wP.svg"),
+    include_str!("../assets/pieces/cburnett/wN.svg"),
+    include_str!("../assets/pieces/cburnett/wB.svg"),
+    include_str!("../assets/pieces/cburnett/wR.svg"),
+    include_str!("../assets/pieces/cburnett/wQ.svg"),
+    include_str!("../assets/pieces/cburnett/wK.svg"),
+    include_str!("../assets/pieces/cburnett/bP.svg"),
+    include_str!("../assets/pieces/cburnett/bN.svg"),
+    include_str!("../assets/pieces/cburnett/bB.svg"),
+    include_str!("../assets/pieces/cburnett/bR.svg"),
+    include_str!("../assets/pieces/cburnett/bQ.svg"),
+    include_str!("../assets/pieces/cburnett/bK.svg"),
+];
+
+/// Rasterized pieces of one set at one size (square pixmaps, premultiplied RGBA).
+pub type Sprites = [Pixmap; 12];
+
+/// A piece set: parsed drawings plus a cache of rasterized sizes.
+pub struct PieceSet {
+    name: String,
+    sources: Vec<String>,
+    trees: Vec<usvg::Tree>,
+    cache: Mutex<HashMap<u32, Arc<Sprites>>>,
+}
+
+impl std::fmt::Debug for PieceSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PieceSet").field("name", &self.name).finish()
+    }
+}
+
+impl PieceSet {
+    /// The built-in cburnett set.
+    pub fn builtin() -> PieceSet {
+        let sources: Vec<String> = CBURNETT.iter().map(|s| s.to_string()).collect();
+        // The built-in drawings are known to parse; a failure here is a build defect.
+        Self::from_sources("cburnett".into(), sources).expect("built-in cburnett set parses")
+    }
+
+    /// Loads a set from a folder of `wK.svg … bP.svg`; the set is named after the folder.
+    pub fn load(dir: &Path) -> Result<PieceSet, RenderError> {
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "pieces".into());
+        let mut sources = Vec::with_capacity(12);
+        for piece in PIECES {
+            let path = dir.join(file_name(piece));
+            let text = std::fs::read_to_string(&path).map_err(|source| RenderError::Io {
+                path: path.clone(),
+                source,
+            })?;
+            sources.push(text);
+        }
+        Self::from_sources(name, sources)
+    }
+
+    fn from_sources(name: String, sources: Vec<String>) -> Result<PieceSet, RenderError> {
+        let options = usvg::Options::default();
+        let trees = sources
+            .iter()
+            .zip(PIECES)
+            .map(|(text, piece)| {
+                usvg::Tree::from_str(text, &options).map_err(|e| RenderError::Svg {
+                    what: format!("{name}/{}", file_name(piece)),
+                    message: e.to_string(),
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(PieceSet {
+            name,
+            sources,
+            trees,
+            cache: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The set's name (its folder name).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The SVG text of a piece, for SVG output.
+    pub fn svg_source(&self, piece: Piece) -> &str {
+        &self.sources[piece_index(piece)]
+    }
+
+    /// All twelve pieces rasterized into `size`×`size` pixmaps (cached).
+    pub fn sprites(&self, size: u32) -> Arc<Sprites> {
+        let size = size.clamp(1, 4096);
+        if let Some(hit) = self.cache.lock().ok().and_then(|c| c.get(&size).cloned()) {
+            return hit;
+        }
+        let sprites: Sprites = std::array::from_fn(|i| self.rasterize(i, size));
+        let sprites = Arc::new(sprites);
+        if let Ok(mut cache) = self.cache.lock() {
+            // Keep the cache bounded: datasets use many sizes.
+            if cache.len() > 64 {
+                cache.clear();
+            }
+            cache.insert(size, sprites.clone());
+        }
+        sprites
+    }
+
+    fn rasterize(&self, index: usize, size: u32) -> Pixmap {
+        let tree = &self.trees[index];
+        // Pixmap::new fails only for zero sizes, which `sprites` rules out.
+        let mut pixmap = Pixmap::new(size, size).expect("non-zero sprite size");
+        let tree_size = tree.size();
+        let scale = size as f32 / tree_size.width().max(tree_size.height());
+        let dx = (size as f32 - tree_size.width() * scale) / 2.0;
+        let dy = (size as f32 - tree_size.height() * scale) / 2.0;
+        resvg::render(
+            tree,
+            Transform::from_row(scale, 0.0, 0.0, scale, dx, dy),
+            &mut pixmap.as_mut(),
+        );
+        pixmap
+    }
+}
+
+/// Lists the piece-set folders under `root` (folders holding all twelve drawings), sorted.
+pub fn list_sets(root: &Path) -> Result<Vec<std::path::PathBuf>, RenderError> {
+    let entries = std::fs::read_dir(root).map_err(|source| RenderError::Io {
+        path: root.to_path_buf(),
+        source,
+    })?;
+    let mut sets: Vec<_> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir() && PIECES.iter().all(|&pc| p.join(file_name(pc)).is_file()))
+        .collect();
+    sets.sort();
+    Ok(sets)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn piece_order_and_names() {
+        for (i, piece) in PIECES.iter().enumerate() {
+            assert_eq!(piece_index(*piece), i);
+        }
+        assert_eq!(file_name(PIECES[5]), "wK.svg");
+        assert_eq!(file_name(PIECES[6]), "bP.svg");
+    }
+
+    #[test]
+    fn builtin_set_rasterizes_with_ink_and_is_cached() {
+        let set = PieceSet::builtin();
+        let a = set.sprites(40);
+        let b = set.sprites(40);
+        assert!(Arc::ptr_eq(&a, &b));
+        for sprite in a.iter() {
+            let opaque = sprite.pixels().iter().filter(|p| p.alpha() > 128).count();
+            assert!(opaque > 100, "every piece covers part of its square");
+        }
+        // The white king is mostly light, the black king mostly dark.
+        let mean = |p: &Pixmap| {
+            let px: Vec<_> = p.pixels().iter().filter(|p| p.alpha() == 255).collect();
+            px.iter().map(|p| p.red() as f32).sum::<f32>() / px.len() as f32
+        };
+        assert!(mean(&a[5]) > mean(&a[11]) + 60.0);
+    }
+}
