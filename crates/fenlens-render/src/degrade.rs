@@ -69,8 +69,8 @@ pub fn motion_blur(image: &RgbImage, length: f32, angle: f32) -> RgbImage {
             let sx = (x as f32 + dx * t).round().clamp(0.0, w as f32 - 1.0) as u32;
             let sy = (y as f32 + dy * t).round().clamp(0.0, h as f32 - 1.0) as u32;
             let p = image.get_pixel(sx, sy);
-            for c in 0..3 {
-                sum[c] += p.0[c] as f32;
+            for (total, value) in sum.iter_mut().zip(p.0) {
+                *total += value as f32;
             }
         }
         pixel.0 = sum.map(|v| (v / steps as f32) as u8);
@@ -220,7 +220,12 @@ pub fn shadow(image: &mut RgbImage, strength: f32, rng: &mut impl RngExt) {
 
 /// A page that bends near one edge: rows shift vertically with the square of the distance from
 /// the spine.
-pub fn page_curl(image: &RgbImage, points: &mut Points, amount: f32, background: [u8; 3]) -> RgbImage {
+pub fn page_curl(
+    image: &RgbImage,
+    points: &mut Points,
+    amount: f32,
+    background: [u8; 3],
+) -> RgbImage {
     let (w, h) = image.dimensions();
     let (w, h) = (w as f32, h as f32);
     let bend = move |x: f32| amount * h * (x / w).powi(2);

@@ -12,7 +12,7 @@ use resvg::tiny_skia::{
 
 use crate::pieces::{PieceSet, piece_index};
 use crate::style::{BoardLook, BoardStyle, Coords, Hatch, Rgb, Tint};
-use crate::text::{self, Face};
+use crate::text::{self, Face, Pen};
 
 /// A drawn board and where its playing area is.
 pub struct DrawnBoard {
@@ -99,7 +99,12 @@ pub fn draw_board(board: &Board, style: &BoardStyle, pieces: &PieceSet, square: 
     };
     for (sq, tint) in &style.highlights {
         if let Some(rect) = cell_rect(*sq) {
-            pixmap.fill_rect(rect, &paint(tint.rgb, tint.alpha), Transform::identity(), None);
+            pixmap.fill_rect(
+                rect,
+                &paint(tint.rgb, tint.alpha),
+                Transform::identity(),
+                None,
+            );
         }
     }
     if let Some(king) = style.check {
@@ -230,7 +235,12 @@ fn draw_squares(pixmap: &mut Pixmap, look: &BoardLook, offset: f32, s: f32) {
         }
         BoardLook::Book { hatch } => {
             if let Some(rect) = Rect::from_xywh(offset, offset, 8.0 * s, 8.0 * s) {
-                pixmap.fill_rect(rect, &paint([255, 255, 255], 1.0), Transform::identity(), None);
+                pixmap.fill_rect(
+                    rect,
+                    &paint([255, 255, 255], 1.0),
+                    Transform::identity(),
+                    None,
+                );
             }
             for row in 0..8 {
                 for col in 0..8 {
@@ -254,7 +264,12 @@ fn draw_hatched(pixmap: &mut Pixmap, hatch: Hatch, x: f32, y: f32, s: f32) {
     match hatch {
         Hatch::Grey => {
             if let Some(rect) = Rect::from_xywh(x, y, s, s) {
-                pixmap.fill_rect(rect, &paint([150, 150, 150], 1.0), Transform::identity(), None);
+                pixmap.fill_rect(
+                    rect,
+                    &paint([150, 150, 150], 1.0),
+                    Transform::identity(),
+                    None,
+                );
             }
         }
         Hatch::Diagonal => {
@@ -274,7 +289,13 @@ fn draw_hatched(pixmap: &mut Pixmap, hatch: Hatch, x: f32, y: f32, s: f32) {
                     width: (step * 0.35).max(0.8),
                     ..Stroke::default()
                 };
-                pixmap.stroke_path(&path, &paint([0, 0, 0], 1.0), &stroke, Transform::identity(), None);
+                pixmap.stroke_path(
+                    &path,
+                    &paint([0, 0, 0], 1.0),
+                    &stroke,
+                    Transform::identity(),
+                    None,
+                );
             }
         }
         Hatch::Stipple => {
@@ -306,7 +327,10 @@ fn draw_hatched(pixmap: &mut Pixmap, hatch: Hatch, x: f32, y: f32, s: f32) {
 }
 
 fn draw_check_glow(pixmap: &mut Pixmap, rect: Rect) {
-    let center = Point::from_xy(rect.x() + rect.width() / 2.0, rect.y() + rect.height() / 2.0);
+    let center = Point::from_xy(
+        rect.x() + rect.width() / 2.0,
+        rect.y() + rect.height() / 2.0,
+    );
     let shader = RadialGradient::new(
         center,
         0.0,
@@ -395,7 +419,7 @@ fn draw_inside_coords(pixmap: &mut Pixmap, look: &BoardLook, flipped: bool, offs
         let rgb = coord_colors(look, is_light(col, 7));
         let x = offset + (col as f32 + 1.0) * s - text::width(&label, Face::Sans, size) - s * 0.05;
         let baseline = offset + 8.0 * s - s * 0.06;
-        text::draw(pixmap, &label, Face::Sans, size, x, baseline, rgb, 1.0);
+        text::draw(pixmap, &label, Pen::new(Face::Sans, size, rgb), x, baseline);
     }
     for row in 0..8u32 {
         let rank = if flipped { row } else { 7 - row };
@@ -403,7 +427,7 @@ fn draw_inside_coords(pixmap: &mut Pixmap, look: &BoardLook, flipped: bool, offs
         let rgb = coord_colors(look, is_light(0, row));
         let x = offset + s * 0.05;
         let baseline = offset + row as f32 * s + size * 1.0;
-        text::draw(pixmap, &label, Face::Sans, size, x, baseline, rgb, 1.0);
+        text::draw(pixmap, &label, Pen::new(Face::Sans, size, rgb), x, baseline);
     }
 }
 
@@ -427,14 +451,14 @@ fn draw_outside_coords(
         let label = File::new(file).char().to_string();
         let x = offset + (col as f32 + 0.5) * s - text::width(&label, Face::Sans, size) / 2.0;
         let baseline = offset + 8.0 * s + margin * 0.8;
-        text::draw(pixmap, &label, Face::Sans, size, x, baseline, rgb, 1.0);
+        text::draw(pixmap, &label, Pen::new(Face::Sans, size, rgb), x, baseline);
     }
     for row in 0..8u32 {
         let rank = if flipped { row } else { 7 - row };
         let label = Rank::new(rank).char().to_string();
         let x = offset - margin / 2.0 - text::width(&label, Face::Sans, size) / 2.0;
         let baseline = offset + (row as f32 + 0.5) * s + size * 0.36;
-        text::draw(pixmap, &label, Face::Sans, size, x, baseline, rgb, 1.0);
+        text::draw(pixmap, &label, Pen::new(Face::Sans, size, rgb), x, baseline);
     }
 }
 

@@ -82,7 +82,9 @@ pub struct PieceSet {
 
 impl std::fmt::Debug for PieceSet {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PieceSet").field("name", &self.name).finish()
+        f.debug_struct("PieceSet")
+            .field("name", &self.name)
+            .finish()
     }
 }
 

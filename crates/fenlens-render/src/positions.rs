@@ -104,7 +104,10 @@ pub fn game(rng: &mut impl RngExt) -> Sampled {
         last_move = Some((chosen.from().unwrap_or(chosen.to()), chosen.to()));
         pos.play_unchecked(chosen);
     }
-    let king_in_check = pos.is_check().then(|| pos.board().king_of(pos.turn())).flatten();
+    let king_in_check = pos
+        .is_check()
+        .then(|| pos.board().king_of(pos.turn()))
+        .flatten();
     Sampled {
         board: pos.board().clone(),
         kind: PositionKind::Game,
@@ -155,7 +158,10 @@ pub fn endgame(rng: &mut impl RngExt) -> Sampled {
             ..Setup::empty()
         };
         if let Ok(pos) = Chess::from_setup(setup, CastlingMode::Standard) {
-            let king_in_check = pos.is_check().then(|| pos.board().king_of(pos.turn())).flatten();
+            let king_in_check = pos
+                .is_check()
+                .then(|| pos.board().king_of(pos.turn()))
+                .flatten();
             return Sampled {
                 board,
                 kind: PositionKind::Endgame,
@@ -206,8 +212,15 @@ mod tests {
     fn samplers_cover_phases_and_all_kinds() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
         let samples: Vec<Sampled> = (0..300).map(|_| sample(&mut rng)).collect();
-        for kind in [PositionKind::Game, PositionKind::Endgame, PositionKind::Random] {
-            assert!(samples.iter().filter(|s| s.kind == kind).count() > 20, "{kind:?}");
+        for kind in [
+            PositionKind::Game,
+            PositionKind::Endgame,
+            PositionKind::Random,
+        ] {
+            assert!(
+                samples.iter().filter(|s| s.kind == kind).count() > 20,
+                "{kind:?}"
+            );
         }
         let counts: Vec<u32> = samples
             .iter()

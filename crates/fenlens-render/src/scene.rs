@@ -8,7 +8,9 @@ use fenlens_fen::shakmaty::{Board, Square};
 use image::RgbImage;
 use image::imageops::FilterType;
 use rand::RngExt;
-use resvg::tiny_skia::{Color as SkColor, Paint, PathBuilder, Pixmap, PixmapPaint, Rect, Transform};
+use resvg::tiny_skia::{
+    Color as SkColor, Paint, PathBuilder, Pixmap, PixmapPaint, Rect, Transform,
+};
 use serde::Serialize;
 
 use crate::degrade::{self, Points};
@@ -19,7 +21,7 @@ use crate::style::{
     ARROW_GREEN, BoardLook, BoardStyle, CHESSCOM_MOVE, Coords, FLAT_THEMES, Hatch, LICHESS_MOVE,
     Rgb, Tint,
 };
-use crate::text::{self, Face};
+use crate::text::{self, Face, Pen};
 
 /// The kinds of picture a dataset mixes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -257,7 +259,13 @@ fn screen_style(
     style
 }
 
-fn truth(board: &Board, style: &BoardStyle, pieces: &PieceSet, sampled: &Sampled, corners: [[f32; 2]; 4]) -> BoardTruth {
+fn truth(
+    board: &Board,
+    style: &BoardStyle,
+    pieces: &PieceSet,
+    sampled: &Sampled,
+    corners: [[f32; 2]; 4],
+) -> BoardTruth {
     BoardTruth {
         placement: board.board_fen().to_string(),
         flipped: style.flipped,
@@ -303,19 +311,66 @@ fn rounded(pixmap: &mut Pixmap, x: f32, y: f32, w: f32, h: f32, r: f32, rgb: Rgb
         let mut paint = Paint::default();
         paint.set_color(SkColor::from_rgba8(rgb[0], rgb[1], rgb[2], 255));
         paint.anti_alias = true;
-        pixmap.fill_path(&path, &paint, resvg::tiny_skia::FillRule::Winding, Transform::identity(), None);
+        pixmap.fill_path(
+            &path,
+            &paint,
+            resvg::tiny_skia::FillRule::Winding,
+            Transform::identity(),
+            None,
+        );
     }
 }
 
 const WORDS: &[&str] = &[
-    "the", "game", "white", "black", "move", "analysis", "opening", "sicilian", "defence", "rook",
-    "endgame", "play", "puzzle", "rating", "blitz", "rapid", "draw", "win", "check", "mate", "study",
-    "variation", "best", "engine", "depth", "knight", "bishop", "queen", "pawn", "attack", "tempo",
-    "position", "after", "followed", "by", "with", "and", "is", "a", "strong", "idea", "here",
+    "the",
+    "game",
+    "white",
+    "black",
+    "move",
+    "analysis",
+    "opening",
+    "sicilian",
+    "defence",
+    "rook",
+    "endgame",
+    "play",
+    "puzzle",
+    "rating",
+    "blitz",
+    "rapid",
+    "draw",
+    "win",
+    "check",
+    "mate",
+    "study",
+    "variation",
+    "best",
+    "engine",
+    "depth",
+    "knight",
+    "bishop",
+    "queen",
+    "pawn",
+    "attack",
+    "tempo",
+    "position",
+    "after",
+    "followed",
+    "by",
+    "with",
+    "and",
+    "is",
+    "a",
+    "strong",
+    "idea",
+    "here",
 ];
 
 fn words(rng: &mut impl RngExt, count: usize) -> String {
-    (0..count).map(|_| *pick(rng, WORDS)).collect::<Vec<_>>().join(" ")
+    (0..count)
+        .map(|_| *pick(rng, WORDS))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Draws a board of side `side` (playing area) and returns it with its truth.
@@ -352,8 +407,16 @@ fn clean(rng: &mut impl RngExt, library: &Library, category: Category) -> Sample
     // Screenshots are rarely cropped exactly: keep a few pixels of surroundings sometimes.
     if rng.random_bool(0.3) {
         let pad = rng.random_range(2..20u32);
-        let bg = crate::style::hsl(rng.random_range(0.0..360.0), 0.1, rng.random_range(0.1..0.95));
-        let mut canvas = RgbImage::from_pixel(image.width() + 2 * pad, image.height() + 2 * pad, image::Rgb(bg));
+        let bg = crate::style::hsl(
+            rng.random_range(0.0..360.0),
+            0.1,
+            rng.random_range(0.1..0.95),
+        );
+        let mut canvas = RgbImage::from_pixel(
+            image.width() + 2 * pad,
+            image.height() + 2 * pad,
+            image::Rgb(bg),
+        );
         image::imageops::overlay(&mut canvas, &image, pad as i64, pad as i64);
         image = canvas;
         for c in corners.iter_mut() {
@@ -364,7 +427,13 @@ fn clean(rng: &mut impl RngExt, library: &Library, category: Category) -> Sample
     Sample {
         image,
         category,
-        boards: vec![truth(&sampled.board, &style, &pieces, &sampled, quad(&corners))],
+        boards: vec![truth(
+            &sampled.board,
+            &style,
+            &pieces,
+            &sampled,
+            quad(&corners),
+        )],
         decoys: Vec::new(),
         degradations: Vec::new(),
         jpeg_quality: None,
@@ -384,9 +453,19 @@ fn screenshot(rng: &mut impl RngExt, library: &Library) -> (Sample, f32) {
     let height = rng.random_range(600..1100u32).min(width);
     let dark_ui = rng.random_bool(0.6);
     let (bg, panel, ink, faint): (Rgb, Rgb, Rgb, Rgb) = if dark_ui {
-        ([0x16, 0x15, 0x12], [0x26, 0x24, 0x21], [0xba, 0xba, 0xba], [0x4a, 0x48, 0x45])
+        (
+            [0x16, 0x15, 0x12],
+            [0x26, 0x24, 0x21],
+            [0xba, 0xba, 0xba],
+            [0x4a, 0x48, 0x45],
+        )
     } else {
-        ([0xf2, 0xf2, 0xf2], [0xff, 0xff, 0xff], [0x30, 0x30, 0x30], [0xc8, 0xc8, 0xc8])
+        (
+            [0xf2, 0xf2, 0xf2],
+            [0xff, 0xff, 0xff],
+            [0x30, 0x30, 0x30],
+            [0xc8, 0xc8, 0xc8],
+        )
     };
     let Some(mut canvas) = Pixmap::new(width, height) else {
         return (clean(rng, library, Category::Screenshot), 1.0);
@@ -401,18 +480,64 @@ fn screenshot(rng: &mut impl RngExt, library: &Library) -> (Sample, f32) {
         let tabs = rng.random_range(1..5);
         for i in 0..tabs {
             let x = 8.0 + i as f32 * 190.0;
-            rounded(&mut canvas, x, 6.0, 180.0, 30.0, 8.0, if i == 0 { [0xff, 0xff, 0xff] } else { [0xc8, 0xcc, 0xd2] });
-            text::draw(&mut canvas, &words(rng, 2), Face::Sans, 12.0, x + 12.0, 26.0, [0x30, 0x30, 0x30], 1.0);
+            rounded(
+                &mut canvas,
+                x,
+                6.0,
+                180.0,
+                30.0,
+                8.0,
+                if i == 0 {
+                    [0xff, 0xff, 0xff]
+                } else {
+                    [0xc8, 0xcc, 0xd2]
+                },
+            );
+            text::draw(
+                &mut canvas,
+                &words(rng, 2),
+                Pen::new(Face::Sans, 12.0, [0x30, 0x30, 0x30]),
+                x + 12.0,
+                26.0,
+            );
         }
         fill(&mut canvas, 0.0, 36.0, w, 40.0, [0xff, 0xff, 0xff]);
-        rounded(&mut canvas, 90.0, 42.0, w - 180.0, 28.0, 14.0, [0xf1, 0xf3, 0xf4]);
-        let url = *pick(rng, &["lichess.org/analysis", "www.chess.com/analysis", "lichess.org/training", "chess24.com/en/watch"]);
-        text::draw(&mut canvas, url, Face::Sans, 13.0, 110.0, 61.0, [0x20, 0x20, 0x20], 1.0);
+        rounded(
+            &mut canvas,
+            90.0,
+            42.0,
+            w - 180.0,
+            28.0,
+            14.0,
+            [0xf1, 0xf3, 0xf4],
+        );
+        let url = *pick(
+            rng,
+            &[
+                "lichess.org/analysis",
+                "www.chess.com/analysis",
+                "lichess.org/training",
+                "chess24.com/en/watch",
+            ],
+        );
+        text::draw(
+            &mut canvas,
+            url,
+            Pen::new(Face::Sans, 13.0, [0x20, 0x20, 0x20]),
+            110.0,
+            61.0,
+        );
         top = 76.0;
     }
     // Site header.
     fill(&mut canvas, 0.0, top, w, 44.0, panel);
-    text::draw(&mut canvas, &words(rng, 3), Face::Sans, 16.0, 20.0, top + 28.0, ink, 1.0);
+    text::draw(
+        &mut canvas,
+        &words(rng, 3),
+        Pen::new(Face::Sans, 16.0, ink),
+        20.0,
+        top + 28.0,
+    );
     top += 56.0;
 
     let available = (h - top - 20.0).max(120.0);
@@ -428,11 +553,34 @@ fn screenshot(rng: &mut impl RngExt, library: &Library) -> (Sample, f32) {
     for (y, name) in [(by - 34.0, words(rng, 1)), (by + bh + 6.0, words(rng, 1))] {
         if y > top && y + 28.0 < h {
             rounded(&mut canvas, bx, y, bw, 28.0, 4.0, panel);
-            text::draw(&mut canvas, &name, Face::Sans, 14.0, bx + 8.0, y + 19.0, ink, 1.0);
+            text::draw(
+                &mut canvas,
+                &name,
+                Pen::new(Face::Sans, 14.0, ink),
+                bx + 8.0,
+                y + 19.0,
+            );
             let clock = format!("{}:{:02}", rng.random_range(0..60), rng.random_range(0..60));
             let cw = text::width(&clock, Face::Sans, 18.0);
-            fill(&mut canvas, bx + bw - cw - 16.0, y + 2.0, cw + 12.0, 24.0, if dark_ui { [0x3a, 0x3a, 0x3a] } else { [0xe0, 0xe0, 0xe0] });
-            text::draw(&mut canvas, &clock, Face::Sans, 18.0, bx + bw - cw - 10.0, y + 21.0, ink, 1.0);
+            fill(
+                &mut canvas,
+                bx + bw - cw - 16.0,
+                y + 2.0,
+                cw + 12.0,
+                24.0,
+                if dark_ui {
+                    [0x3a, 0x3a, 0x3a]
+                } else {
+                    [0xe0, 0xe0, 0xe0]
+                },
+            );
+            text::draw(
+                &mut canvas,
+                &clock,
+                Pen::new(Face::Sans, 18.0, ink),
+                bx + bw - cw - 10.0,
+                y + 21.0,
+            );
         }
     }
     // Side panel: move list or chat, on whichever side has room.
@@ -453,8 +601,22 @@ fn screenshot(rng: &mut impl RngExt, library: &Library) -> (Sample, f32) {
                 0 if pw > 200.0 => {
                     // A chat bubble.
                     let bubble_w = rng.random_range(0.5..0.95) * pw;
-                    rounded(&mut canvas, px + 8.0, y - 14.0, bubble_w - 16.0, 40.0, 12.0, faint);
-                    text::draw(&mut canvas, &words(rng, 4), Face::Sans, 13.0, px + 18.0, y + 10.0, ink, 1.0);
+                    rounded(
+                        &mut canvas,
+                        px + 8.0,
+                        y - 14.0,
+                        bubble_w - 16.0,
+                        40.0,
+                        12.0,
+                        faint,
+                    );
+                    text::draw(
+                        &mut canvas,
+                        &words(rng, 4),
+                        Pen::new(Face::Sans, 13.0, ink),
+                        px + 18.0,
+                        y + 10.0,
+                    );
                     y += 50.0;
                 }
                 1 if decoys.is_empty() && pw > 140.0 && rng.random_bool(0.3) => {
@@ -465,23 +627,63 @@ fn screenshot(rng: &mut impl RngExt, library: &Library) -> (Sample, f32) {
                         look: screen_look(rng, library),
                         ..BoardStyle::default()
                     };
-                    let mini_board = draw_board(&mini.board, &mini_style, &pieces, (thumb / 8.0).max(4.0) as u32);
-                    canvas.draw_pixmap(px as i32 + 10, y as i32, mini_board.pixmap.as_ref(), &PixmapPaint::default(), Transform::identity(), None);
+                    let mini_board = draw_board(
+                        &mini.board,
+                        &mini_style,
+                        &pieces,
+                        (thumb / 8.0).max(4.0) as u32,
+                    );
+                    canvas.draw_pixmap(
+                        px as i32 + 10,
+                        y as i32,
+                        mini_board.pixmap.as_ref(),
+                        &PixmapPaint::default(),
+                        Transform::identity(),
+                        None,
+                    );
                     let s = mini_board.side;
                     let (x0, y0) = ((px + 10.0).floor(), y.floor());
                     decoys.push([[x0, y0], [x0 + s, y0], [x0 + s, y0 + s], [x0, y0 + s]]);
                     y += s + 20.0;
                 }
                 _ => {
-                    let text = format!("{number}. {} {}", *pick(rng, &["e4", "d4", "Nf3", "c4", "Bb5", "O-O", "Qxd8+", "exd5", "Rfe1", "h3"]), *pick(rng, &["e5", "c5", "Nf6", "d5", "a6", "Nc6", "Kxd8", "Bg7", "O-O", "Re8"]));
-                    text::draw(&mut canvas, &text, Face::Sans, 14.0, px + 12.0, y, ink, 1.0);
+                    let text = format!(
+                        "{number}. {} {}",
+                        *pick(
+                            rng,
+                            &[
+                                "e4", "d4", "Nf3", "c4", "Bb5", "O-O", "Qxd8+", "exd5", "Rfe1",
+                                "h3"
+                            ]
+                        ),
+                        *pick(
+                            rng,
+                            &[
+                                "e5", "c5", "Nf6", "d5", "a6", "Nc6", "Kxd8", "Bg7", "O-O", "Re8"
+                            ]
+                        )
+                    );
+                    text::draw(
+                        &mut canvas,
+                        &text,
+                        Pen::new(Face::Sans, 14.0, ink),
+                        px + 12.0,
+                        y,
+                    );
                     number += 1;
                     y += 24.0;
                 }
             }
         }
     }
-    canvas.draw_pixmap(bx as i32, by as i32, board.pixmap.as_ref(), &PixmapPaint::default(), Transform::identity(), None);
+    canvas.draw_pixmap(
+        bx as i32,
+        by as i32,
+        board.pixmap.as_ref(),
+        &PixmapPaint::default(),
+        Transform::identity(),
+        None,
+    );
     let corners: Vec<[f32; 2]> = board
         .corners()
         .iter()
@@ -491,7 +693,13 @@ fn screenshot(rng: &mut impl RngExt, library: &Library) -> (Sample, f32) {
     let sample = Sample {
         image,
         category: Category::Screenshot,
-        boards: vec![truth(&sampled.board, &style, &pieces, &sampled, quad(&corners))],
+        boards: vec![truth(
+            &sampled.board,
+            &style,
+            &pieces,
+            &sampled,
+            quad(&corners),
+        )],
         decoys,
         degradations: Vec::new(),
         jpeg_quality: None,
@@ -553,16 +761,26 @@ fn photo(rng: &mut impl RngExt, library: &Library) -> Sample {
     // Photos are taken at phone resolution of a part of the screen: bring to ~800-1400 px.
     let target = rng.random_range(700.0..1400.0f32);
     let factor = target / sample.image.width().max(sample.image.height()) as f32;
-    transform(&mut sample, |img, pts| degrade::scale(img, pts, factor.min(1.5), FilterType::Triangle));
-    let desk = crate::style::hsl(rng.random_range(0.0..360.0), 0.15, rng.random_range(0.05..0.4));
+    transform(&mut sample, |img, pts| {
+        degrade::scale(img, pts, factor.min(1.5), FilterType::Triangle)
+    });
+    let desk = crate::style::hsl(
+        rng.random_range(0.0..360.0),
+        0.15,
+        rng.random_range(0.05..0.4),
+    );
     pad(&mut sample, 0.12, desk, rng);
     let mut steps = Vec::new();
     let board_quad = sample.boards[0].corners;
     let amount = rng.random_range(0.02..0.15f32);
-    transform(&mut sample, |img, pts| degrade::perspective(img, pts, board_quad, amount, desk, rng));
+    transform(&mut sample, |img, pts| {
+        degrade::perspective(img, pts, board_quad, amount, desk, rng)
+    });
     steps.push(format!("perspective:{amount:.2}"));
     let degrees = rng.random_range(-8.0..8.0f32);
-    transform(&mut sample, |img, pts| degrade::rotate(img, pts, degrees, desk));
+    transform(&mut sample, |img, pts| {
+        degrade::rotate(img, pts, degrees, desk)
+    });
     steps.push(format!("rotate:{degrees:.1}"));
     if rng.random_bool(0.6) {
         let s = rng.random_range(0.03..0.12);
@@ -583,7 +801,11 @@ fn photo(rng: &mut impl RngExt, library: &Library) -> Sample {
         steps.push(format!("blur:{sigma:.1}"));
     } else {
         let length = rng.random_range(2.0..7.0);
-        sample.image = degrade::motion_blur(&sample.image, length, rng.random_range(0.0..3.14));
+        sample.image = degrade::motion_blur(
+            &sample.image,
+            length,
+            rng.random_range(0.0..std::f32::consts::PI),
+        );
         steps.push(format!("motion:{length:.1}"));
     }
     let sigma = rng.random_range(2.0..9.0);
@@ -596,13 +818,32 @@ fn photo(rng: &mut impl RngExt, library: &Library) -> Sample {
     sample
 }
 
-const CAPTIONS: &[&str] = &["White to move", "Black to move", "White to play and win", "Black to play", "White mates in two", "Position after 23...Qe7"];
+const CAPTIONS: &[&str] = &[
+    "White to move",
+    "Black to move",
+    "White to play and win",
+    "Black to play",
+    "White mates in two",
+    "Position after 23...Qe7",
+];
 
 fn book(rng: &mut impl RngExt, library: &Library) -> Sample {
     let (cols, rows) = *pick(rng, &[(1u32, 1u32), (1, 1), (1, 2), (2, 1), (2, 2), (2, 3)]);
     let side = rng.random_range(160.0..360.0f32);
-    let hatch = *pick(rng, &[Hatch::Diagonal, Hatch::Diagonal, Hatch::Stipple, Hatch::Grey]);
-    let coords = if rng.random_bool(0.5) { Coords::Outside } else { Coords::None };
+    let hatch = *pick(
+        rng,
+        &[
+            Hatch::Diagonal,
+            Hatch::Diagonal,
+            Hatch::Stipple,
+            Hatch::Grey,
+        ],
+    );
+    let coords = if rng.random_bool(0.5) {
+        Coords::Outside
+    } else {
+        Coords::None
+    };
     let cell_w = side * 1.25;
     let cell_h = side * 1.45;
     let margin = 60.0;
@@ -622,7 +863,13 @@ fn book(rng: &mut impl RngExt, library: &Library) -> Sample {
             let cut = line.rfind(' ').unwrap_or(0);
             line.truncate(cut);
         }
-        text::draw(&mut page, &line, Face::Serif, 15.0, margin, y, [0, 0, 0], 1.0);
+        text::draw(
+            &mut page,
+            &line,
+            Pen::new(Face::Serif, 15.0, [0, 0, 0]),
+            margin,
+            y,
+        );
         y += 22.0;
     }
     let pieces = pick(rng, &library.piece_sets).clone();
@@ -633,24 +880,47 @@ fn book(rng: &mut impl RngExt, library: &Library) -> Sample {
                 look: BoardLook::Book { hatch },
                 coords,
                 flipped: rng.random_bool(0.15),
-                frame: if rng.random_bool(0.4) { rng.random_range(0.04..0.12) } else { 0.0 },
+                frame: if rng.random_bool(0.4) {
+                    rng.random_range(0.04..0.12)
+                } else {
+                    0.0
+                },
                 ..BoardStyle::default()
             };
             let board = draw_board(&sampled.board, &style, &pieces, (side / 8.0) as u32);
             let x = margin + col as f32 * cell_w + (cell_w - board.pixmap.width() as f32) / 2.0;
             let top = margin + 110.0 + row as f32 * cell_h;
-            page.draw_pixmap(x as i32, top as i32, board.pixmap.as_ref(), &PixmapPaint::default(), Transform::identity(), None);
+            page.draw_pixmap(
+                x as i32,
+                top as i32,
+                board.pixmap.as_ref(),
+                &PixmapPaint::default(),
+                Transform::identity(),
+                None,
+            );
             let caption = pick(rng, CAPTIONS).to_string();
             let cw = text::width(&caption, Face::Serif, 15.0);
-            text::draw(&mut page, &caption, Face::Serif, 15.0, x + board.pixmap.width() as f32 / 2.0 - cw / 2.0, top + board.pixmap.height() as f32 + 24.0, [0, 0, 0], 1.0);
-            let corners: Vec<[f32; 2]> = board.corners().iter().map(|c| [c[0] + x.floor(), c[1] + top.floor()]).collect();
+            text::draw(
+                &mut page,
+                &caption,
+                Pen::new(Face::Serif, 15.0, [0, 0, 0]),
+                x + board.pixmap.width() as f32 / 2.0 - cw / 2.0,
+                top + board.pixmap.height() as f32 + 24.0,
+            );
+            let corners: Vec<[f32; 2]> = board
+                .corners()
+                .iter()
+                .map(|c| [c[0] + x.floor(), c[1] + top.floor()])
+                .collect();
             let mut t = truth(&sampled.board, &style, &pieces, &sampled, quad(&corners));
             t.caption = Some(caption);
             boards.push(t);
         }
     }
     // Printed in black and white.
-    let gray = image::DynamicImage::ImageRgba8(pixmap_to_rgba(&page)).grayscale().to_rgb8();
+    let gray = image::DynamicImage::ImageRgba8(pixmap_to_rgba(&page))
+        .grayscale()
+        .to_rgb8();
     let mut sample = Sample {
         image: gray,
         category: Category::Book,
@@ -666,7 +936,9 @@ fn book(rng: &mut impl RngExt, library: &Library) -> Sample {
     if rng.random_bool(0.5) {
         // Scanned straight: tiny rotation, light blur and noise.
         let degrees = rng.random_range(-1.5..1.5f32);
-        transform(&mut sample, |img, pts| degrade::rotate(img, pts, degrees, [235, 230, 220]));
+        transform(&mut sample, |img, pts| {
+            degrade::rotate(img, pts, degrees, [235, 230, 220])
+        });
         sample.image = degrade::blur(&sample.image, rng.random_range(0.3..0.9));
         degrade::noise(&mut sample.image, rng.random_range(2.0..6.0), rng);
         steps.push(format!("scan:rotate:{degrees:.1}"));
@@ -675,16 +947,22 @@ fn book(rng: &mut impl RngExt, library: &Library) -> Sample {
         pad(&mut sample, 0.08, paper.map(|c| c / 3), rng);
         let board_quad = sample.boards[0].corners;
         let amount = rng.random_range(0.01..0.1f32);
-        transform(&mut sample, |img, pts| degrade::perspective(img, pts, board_quad, amount, [40, 40, 40], rng));
+        transform(&mut sample, |img, pts| {
+            degrade::perspective(img, pts, board_quad, amount, [40, 40, 40], rng)
+        });
         let curl = rng.random_range(0.0..0.04f32);
-        transform(&mut sample, |img, pts| degrade::page_curl(img, pts, curl, [40, 40, 40]));
+        transform(&mut sample, |img, pts| {
+            degrade::page_curl(img, pts, curl, [40, 40, 40])
+        });
         degrade::shadow(&mut sample.image, rng.random_range(0.1..0.4), rng);
         degrade::uneven_light(&mut sample.image, rng.random_range(0.05..0.3), rng);
         sample.image = degrade::blur(&sample.image, rng.random_range(0.3..1.4));
         degrade::noise(&mut sample.image, rng.random_range(2.0..7.0), rng);
         let quality = rng.random_range(40..=95u8);
         sample.jpeg_quality = Some(quality);
-        steps.push(format!("photo:perspective:{amount:.2}:curl:{curl:.2}:jpeg:{quality}"));
+        steps.push(format!(
+            "photo:perspective:{amount:.2}:curl:{curl:.2}:jpeg:{quality}"
+        ));
     }
     sample.degradations = steps;
     sample
@@ -701,12 +979,24 @@ fn small(rng: &mut impl RngExt, library: &Library) -> Sample {
     let board_px = rng.random_range(100.0..200.0f32);
     let side = sample.boards[0].corners[1][0] - sample.boards[0].corners[0][0];
     let factor = board_px / side.max(1.0);
-    let filter = *pick(rng, &[FilterType::Triangle, FilterType::CatmullRom, FilterType::Nearest, FilterType::Lanczos3]);
-    transform(&mut sample, |img, pts| degrade::scale(img, pts, factor, filter));
+    let filter = *pick(
+        rng,
+        &[
+            FilterType::Triangle,
+            FilterType::CatmullRom,
+            FilterType::Nearest,
+            FilterType::Lanczos3,
+        ],
+    );
+    transform(&mut sample, |img, pts| {
+        degrade::scale(img, pts, factor, filter)
+    });
     let mut steps = vec![format!("downscale:{board_px:.0}px")];
     if rng.random_bool(0.3) {
         let up = rng.random_range(1.5..3.5f32);
-        transform(&mut sample, |img, pts| degrade::scale(img, pts, up, FilterType::Triangle));
+        transform(&mut sample, |img, pts| {
+            degrade::scale(img, pts, up, FilterType::Triangle)
+        });
         steps.push(format!("upscale:{up:.1}"));
     }
     if rng.random_bool(0.5) {
@@ -733,7 +1023,10 @@ mod tests {
             assert!(!sample.boards.is_empty());
             for b in &sample.boards {
                 for [x, y] in b.corners {
-                    assert!(x > -1.0 && y > -1.0 && x < w as f32 + 1.0 && y < h as f32 + 1.0, "{category:?}: {x},{y} in {w}x{h}");
+                    assert!(
+                        x > -1.0 && y > -1.0 && x < w as f32 + 1.0 && y < h as f32 + 1.0,
+                        "{category:?}: {x},{y} in {w}x{h}"
+                    );
                 }
             }
         }

@@ -17,9 +17,18 @@ fn hex(rgb: Rgb) -> String {
 }
 
 /// Writes `board` as SVG with squares of `square` user units.
-pub fn board_svg(board: &Board, style: &BoardStyle, pieces: &PieceSet, square: u32) -> Result<String, RenderError> {
+pub fn board_svg(
+    board: &Board,
+    style: &BoardStyle,
+    pieces: &PieceSet,
+    square: u32,
+) -> Result<String, RenderError> {
     let s = square.max(4) as f32;
-    let margin = if style.coords == Coords::Outside { (0.45 * s).round().max(8.0) } else { 0.0 };
+    let margin = if style.coords == Coords::Outside {
+        (0.45 * s).round().max(8.0)
+    } else {
+        0.0
+    };
     let frame = (style.frame * s).round();
     let offset = margin + frame;
     let total = 8.0 * s + 2.0 * offset;
@@ -29,11 +38,24 @@ pub fn board_svg(board: &Board, style: &BoardStyle, pieces: &PieceSet, square: u
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{total}" height="{total}" viewBox="0 0 {total} {total}">"#
     );
     if frame > 0.0 {
-        let _ = writeln!(out, r#"<rect width="{total}" height="{total}" fill="{}"/>"#, hex(style.frame_rgb));
+        let _ = writeln!(
+            out,
+            r#"<rect width="{total}" height="{total}" fill="{}"/>"#,
+            hex(style.frame_rgb)
+        );
     }
     if margin > 0.0 {
-        let bg = if style.look.is_book() { "#ffffff" } else { "#302e2b" };
-        let _ = writeln!(out, r#"<rect x="{frame}" y="{frame}" width="{}" height="{}" fill="{bg}"/>"#, total - 2.0 * frame, total - 2.0 * frame);
+        let bg = if style.look.is_book() {
+            "#ffffff"
+        } else {
+            "#302e2b"
+        };
+        let _ = writeln!(
+            out,
+            r#"<rect x="{frame}" y="{frame}" width="{}" height="{}" fill="{bg}"/>"#,
+            total - 2.0 * frame,
+            total - 2.0 * frame
+        );
     }
     let cell = |sq: Square| {
         let (col, row) = display_cell(sq, style.flipped);
@@ -44,7 +66,13 @@ pub fn board_svg(board: &Board, style: &BoardStyle, pieces: &PieceSet, square: u
             for row in 0..8 {
                 for col in 0..8 {
                     let rgb = if (row + col) % 2 == 0 { light } else { dark };
-                    let _ = writeln!(out, r#"<rect x="{}" y="{}" width="{s}" height="{s}" fill="{}"/>"#, offset + col as f32 * s, offset + row as f32 * s, hex(*rgb));
+                    let _ = writeln!(
+                        out,
+                        r#"<rect x="{}" y="{}" width="{s}" height="{s}" fill="{}"/>"#,
+                        offset + col as f32 * s,
+                        offset + row as f32 * s,
+                        hex(*rgb)
+                    );
                 }
             }
         }
@@ -53,21 +81,44 @@ pub fn board_svg(board: &Board, style: &BoardStyle, pieces: &PieceSet, square: u
             image
                 .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
                 .map_err(|e| RenderError::Invalid(format!("cannot embed texture: {e}")))?;
-            let _ = writeln!(out, r#"<image x="{offset}" y="{offset}" width="{}" height="{}" preserveAspectRatio="none" href="data:image/png;base64,{}"/>"#, 8.0 * s, 8.0 * s, STANDARD.encode(png));
+            let _ = writeln!(
+                out,
+                r#"<image x="{offset}" y="{offset}" width="{}" height="{}" preserveAspectRatio="none" href="data:image/png;base64,{}"/>"#,
+                8.0 * s,
+                8.0 * s,
+                STANDARD.encode(png)
+            );
         }
         BoardLook::Book { hatch } => {
             let step = (s / 7.0).max(2.0);
-            let _ = writeln!(out, r#"<defs><pattern id="hatch" width="{step}" height="{step}" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><line x1="0" y1="0" x2="0" y2="{step}" stroke="black" stroke-width="{}"/></pattern><pattern id="dots" width="{step}" height="{step}" patternUnits="userSpaceOnUse"><circle cx="{h}" cy="{h}" r="{r}" fill="black"/></pattern></defs>"#, step * 0.35, h = step / 2.0, r = step * 0.22);
+            let _ = writeln!(
+                out,
+                r#"<defs><pattern id="hatch" width="{step}" height="{step}" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><line x1="0" y1="0" x2="0" y2="{step}" stroke="black" stroke-width="{}"/></pattern><pattern id="dots" width="{step}" height="{step}" patternUnits="userSpaceOnUse"><circle cx="{h}" cy="{h}" r="{r}" fill="black"/></pattern></defs>"#,
+                step * 0.35,
+                h = step / 2.0,
+                r = step * 0.22
+            );
             let fill = match hatch {
                 Hatch::Diagonal => "url(#hatch)".to_string(),
                 Hatch::Stipple => "url(#dots)".to_string(),
                 Hatch::Grey => "#969696".to_string(),
             };
-            let _ = writeln!(out, r##"<rect x="{offset}" y="{offset}" width="{}" height="{}" fill="#ffffff" stroke="black" stroke-width="{}"/>"##, 8.0 * s, 8.0 * s, (s * 0.08).max(1.0));
+            let _ = writeln!(
+                out,
+                r##"<rect x="{offset}" y="{offset}" width="{}" height="{}" fill="#ffffff" stroke="black" stroke-width="{}"/>"##,
+                8.0 * s,
+                8.0 * s,
+                (s * 0.08).max(1.0)
+            );
             for row in 0..8 {
                 for col in 0..8 {
                     if (row + col) % 2 == 1 {
-                        let _ = writeln!(out, r#"<rect x="{}" y="{}" width="{s}" height="{s}" fill="{fill}"/>"#, offset + col as f32 * s, offset + row as f32 * s);
+                        let _ = writeln!(
+                            out,
+                            r#"<rect x="{}" y="{}" width="{s}" height="{s}" fill="{fill}"/>"#,
+                            offset + col as f32 * s,
+                            offset + row as f32 * s
+                        );
                     }
                 }
             }
@@ -75,14 +126,22 @@ pub fn board_svg(board: &Board, style: &BoardStyle, pieces: &PieceSet, square: u
     }
     let tint_rect = |out: &mut String, sq: Square, tint: &Tint| {
         let (x, y) = cell(sq);
-        let _ = writeln!(out, r#"<rect x="{x}" y="{y}" width="{s}" height="{s}" fill="{}" fill-opacity="{}"/>"#, hex(tint.rgb), tint.alpha);
+        let _ = writeln!(
+            out,
+            r#"<rect x="{x}" y="{y}" width="{s}" height="{s}" fill="{}" fill-opacity="{}"/>"#,
+            hex(tint.rgb),
+            tint.alpha
+        );
     };
     for (sq, tint) in &style.highlights {
         tint_rect(&mut out, *sq, tint);
     }
     if let Some(king) = style.check {
         let (x, y) = cell(king);
-        let _ = writeln!(out, r##"<defs><radialGradient id="check"><stop offset="0%" stop-color="red"/><stop offset="25%" stop-color="#e70000"/><stop offset="90%" stop-color="#a90000" stop-opacity="0"/></radialGradient></defs><rect x="{x}" y="{y}" width="{s}" height="{s}" fill="url(#check)"/>"##);
+        let _ = writeln!(
+            out,
+            r##"<defs><radialGradient id="check"><stop offset="0%" stop-color="red"/><stop offset="25%" stop-color="#e70000"/><stop offset="90%" stop-color="#a90000" stop-opacity="0"/></radialGradient></defs><rect x="{x}" y="{y}" width="{s}" height="{s}" fill="url(#check)"/>"##
+        );
     }
     let font = r#"font-family="DejaVu Sans, Verdana, sans-serif" font-weight="bold""#;
     match style.coords {
@@ -90,23 +149,47 @@ pub fn board_svg(board: &Board, style: &BoardStyle, pieces: &PieceSet, square: u
             let size = (s * 0.24).max(6.0);
             for col in 0..8u32 {
                 let file = File::new(if style.flipped { 7 - col } else { col }).char();
-                let _ = writeln!(out, r#"<text x="{}" y="{}" font-size="{size}" {font} text-anchor="end">{file}</text>"#, offset + (col as f32 + 1.0) * s - s * 0.05, offset + 8.0 * s - s * 0.06);
+                let _ = writeln!(
+                    out,
+                    r#"<text x="{}" y="{}" font-size="{size}" {font} text-anchor="end">{file}</text>"#,
+                    offset + (col as f32 + 1.0) * s - s * 0.05,
+                    offset + 8.0 * s - s * 0.06
+                );
             }
             for row in 0..8u32 {
                 let rank = Rank::new(if style.flipped { row } else { 7 - row }).char();
-                let _ = writeln!(out, r#"<text x="{}" y="{}" font-size="{size}" {font}>{rank}</text>"#, offset + s * 0.05, offset + row as f32 * s + size);
+                let _ = writeln!(
+                    out,
+                    r#"<text x="{}" y="{}" font-size="{size}" {font}>{rank}</text>"#,
+                    offset + s * 0.05,
+                    offset + row as f32 * s + size
+                );
             }
         }
         Coords::Outside => {
             let size = (margin * 0.7).max(6.0);
-            let fill = if style.look.is_book() { "#000000" } else { "#d0d0d0" };
+            let fill = if style.look.is_book() {
+                "#000000"
+            } else {
+                "#d0d0d0"
+            };
             for col in 0..8u32 {
                 let file = File::new(if style.flipped { 7 - col } else { col }).char();
-                let _ = writeln!(out, r#"<text x="{}" y="{}" font-size="{size}" {font} fill="{fill}" text-anchor="middle">{file}</text>"#, offset + (col as f32 + 0.5) * s, offset + 8.0 * s + margin * 0.8);
+                let _ = writeln!(
+                    out,
+                    r#"<text x="{}" y="{}" font-size="{size}" {font} fill="{fill}" text-anchor="middle">{file}</text>"#,
+                    offset + (col as f32 + 0.5) * s,
+                    offset + 8.0 * s + margin * 0.8
+                );
             }
             for row in 0..8u32 {
                 let rank = Rank::new(if style.flipped { row } else { 7 - row }).char();
-                let _ = writeln!(out, r#"<text x="{}" y="{}" font-size="{size}" {font} fill="{fill}" text-anchor="middle">{rank}</text>"#, offset - margin / 2.0, offset + (row as f32 + 0.5) * s + size * 0.36);
+                let _ = writeln!(
+                    out,
+                    r#"<text x="{}" y="{}" font-size="{size}" {font} fill="{fill}" text-anchor="middle">{rank}</text>"#,
+                    offset - margin / 2.0,
+                    offset + (row as f32 + 0.5) * s + size * 0.36
+                );
             }
         }
         Coords::None => {}
@@ -116,11 +199,25 @@ pub fn board_svg(board: &Board, style: &BoardStyle, pieces: &PieceSet, square: u
     for (sq, piece) in board {
         let (x, y) = cell(sq);
         let data = STANDARD.encode(pieces.svg_source(piece));
-        let _ = writeln!(out, r#"<image x="{}" y="{}" width="{piece_size}" height="{piece_size}" href="data:image/svg+xml;base64,{data}"/>"#, x + inset, y + inset);
+        let _ = writeln!(
+            out,
+            r#"<image x="{}" y="{}" width="{piece_size}" height="{piece_size}" href="data:image/svg+xml;base64,{data}"/>"#,
+            x + inset,
+            y + inset
+        );
     }
     for (sq, tint) in &style.circles {
         let (x, y) = cell(*sq);
-        let _ = writeln!(out, r#"<circle cx="{}" cy="{}" r="{}" fill="none" stroke="{}" stroke-opacity="{}" stroke-width="{}"/>"#, x + s / 2.0, y + s / 2.0, s * 0.45, hex(tint.rgb), tint.alpha, s * 0.07);
+        let _ = writeln!(
+            out,
+            r#"<circle cx="{}" cy="{}" r="{}" fill="none" stroke="{}" stroke-opacity="{}" stroke-width="{}"/>"#,
+            x + s / 2.0,
+            y + s / 2.0,
+            s * 0.45,
+            hex(tint.rgb),
+            tint.alpha,
+            s * 0.07
+        );
     }
     for (from, to, tint) in &style.arrows {
         let (fx, fy) = cell(*from);
@@ -143,8 +240,17 @@ pub fn board_svg(board: &Board, style: &BoardStyle, pieces: &PieceSet, square: u
             (bx - nx * sh, by - ny * sh),
             (sx - nx * sh, sy - ny * sh),
         ];
-        let list: Vec<String> = points.iter().map(|(x, y)| format!("{x:.2},{y:.2}")).collect();
-        let _ = writeln!(out, r#"<polygon points="{}" fill="{}" fill-opacity="{}"/>"#, list.join(" "), hex(tint.rgb), tint.alpha);
+        let list: Vec<String> = points
+            .iter()
+            .map(|(x, y)| format!("{x:.2},{y:.2}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            r#"<polygon points="{}" fill="{}" fill-opacity="{}"/>"#,
+            list.join(" "),
+            hex(tint.rgb),
+            tint.alpha
+        );
     }
     out.push_str("</svg>\n");
     Ok(out)

@@ -32,22 +32,31 @@ fn font(face: Face) -> &'static FontRef<'static> {
 /// The width in pixels of `text` at `size` pixels.
 pub fn width(text: &str, face: Face, size: f32) -> f32 {
     let font = font(face).as_scaled(PxScale::from(size));
-    text.chars()
-        .map(|c| font.h_advance(font.glyph_id(c)))
-        .sum()
+    text.chars().map(|c| font.h_advance(font.glyph_id(c))).sum()
+}
+
+/// How text is drawn: font, size in pixels, colour.
+#[derive(Clone, Copy, Debug)]
+pub struct Pen {
+    /// Font.
+    pub face: Face,
+    /// Size in pixels.
+    pub size: f32,
+    /// Colour.
+    pub rgb: Rgb,
+}
+
+impl Pen {
+    /// A pen.
+    pub fn new(face: Face, size: f32, rgb: Rgb) -> Pen {
+        Pen { face, size, rgb }
+    }
 }
 
 /// Draws `text` with its baseline's left end at (`x`, `baseline`).
-pub fn draw(
-    target: &mut Pixmap,
-    text: &str,
-    face: Face,
-    size: f32,
-    x: f32,
-    baseline: f32,
-    rgb: Rgb,
-    alpha: f32,
-) {
+pub fn draw(target: &mut Pixmap, text: &str, pen: Pen, x: f32, baseline: f32) {
+    let Pen { face, size, rgb } = pen;
+    let alpha = 1.0f32;
     let font = font(face);
     let scaled = font.as_scaled(PxScale::from(size));
     let ascent = scaled.ascent();
@@ -106,13 +115,19 @@ mod tests {
     #[test]
     fn draws_ink_where_asked() {
         let mut pixmap = Pixmap::new(60, 30).unwrap();
-        draw(&mut pixmap, "e4", Face::Sans, 20.0, 5.0, 22.0, [0, 0, 0], 1.0);
+        draw(
+            &mut pixmap,
+            "e4",
+            Pen::new(Face::Sans, 20.0, [0, 0, 0]),
+            5.0,
+            22.0,
+        );
         let inked: Vec<(u32, u32)> = (0..30)
             .flat_map(|y| (0..60).map(move |x| (x, y)))
             .filter(|&(x, y)| pixmap.pixel(x, y).is_some_and(|p| p.alpha() > 128))
             .collect();
         assert!(inked.len() > 40);
-        assert!(inked.iter().all(|&(x, y)| x >= 4 && x < 40 && y < 26));
+        assert!(inked.iter().all(|&(x, y)| (4..40).contains(&x) && y < 26));
         assert!(width("e4", Face::Sans, 20.0) > 15.0);
     }
 }

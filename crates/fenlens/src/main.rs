@@ -29,14 +29,14 @@ enum Command {
     /// Check FENs: show the board and explain, in plain words, what is wrong and how to fix it.
     Check(check_cmd::CheckArgs),
     /// Draw a position as PNG or SVG, or write a synthetic dataset with ground truth.
-    Render(render_cmd::RenderArgs),
+    Render(Box<render_cmd::RenderArgs>),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check(args) => check_cmd::run(args),
-        Command::Render(args) => render_cmd::run(args),
+        Command::Render(args) => render_cmd::run(*args),
     };
     match result {
         Ok(code) => code,

@@ -181,7 +181,8 @@ pub fn run(args: RenderArgs) -> Result<ExitCode> {
     match extension.as_str() {
         "svg" => {
             let text = svg::board_svg(&setup.board, &style, &pieces, square)?;
-            std::fs::write(output, text).with_context(|| format!("writing {}", output.display()))?;
+            std::fs::write(output, text)
+                .with_context(|| format!("writing {}", output.display()))?;
         }
         "png" => {
             let drawn = draw_board(&setup.board, &style, &pieces, square);
@@ -190,10 +191,7 @@ pub fn run(args: RenderArgs) -> Result<ExitCode> {
                 .save_png(output)
                 .with_context(|| format!("writing {}", output.display()))?;
         }
-        _ => bail!(
-            "{}: the output must end in .png or .svg",
-            output.display()
-        ),
+        _ => bail!("{}: the output must end in .png or .svg", output.display()),
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -229,10 +227,15 @@ pub fn load_library(
         let mut files: Vec<PathBuf> = entries
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| {
-                let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                let name = p
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
                 // Whole-board textures only: the single-square tiles are not boards.
-                matches!(p.extension().and_then(|e| e.to_str()), Some("png" | "jpg" | "jpeg"))
-                    && !name.contains("squares")
+                matches!(
+                    p.extension().and_then(|e| e.to_str()),
+                    Some("png" | "jpg" | "jpeg")
+                ) && !name.contains("squares")
             })
             .collect();
         files.sort();
