@@ -854,7 +854,7 @@ fn occupant(board: &Board, square: Square) -> String {
 
 /// How much a placement looks like White plays up the board: pawns near their own side, kings
 /// at home, pieces on their starting squares. Higher is more typical.
-fn orientation_score(board: &Board) -> i32 {
+pub fn orientation_score(board: &Board) -> i32 {
     let white = board.white();
     let black = board.black();
     let pawns = board.pawns();

@@ -19,7 +19,7 @@ pub mod diagnostic;
 pub mod read;
 pub mod write;
 
-pub use check::{CheckOptions, Report, Unfixable, check, fix};
+pub use check::{CheckOptions, Report, Unfixable, check, fix, orientation_score};
 pub use diagnostic::{Code, Diagnostic, Location, Severity};
 pub use read::{Reading, read};
 pub use write::{CastlingNotation, EnPassantWrite, WriteOptions, write_fen};

@@ -60,3 +60,6 @@ pub enum RenderError {
     #[error("{0}")]
     Invalid(String),
 }
+
+/// The SVG renderer, re-exported for callers that handle its pixmaps.
+pub use resvg;

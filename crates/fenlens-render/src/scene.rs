@@ -148,7 +148,7 @@ fn pick<'a, T>(rng: &mut impl RngExt, items: &'a [T]) -> &'a T {
 }
 
 /// Picks a board look for screen boards: named themes, random palettes, textures.
-fn screen_look(rng: &mut impl RngExt, library: &Library) -> BoardLook {
+pub fn screen_look(rng: &mut impl RngExt, library: &Library) -> BoardLook {
     let roll = rng.random_range(0.0..1.0f32);
     if roll < 0.3 && !library.textures.is_empty() {
         pick(rng, &library.textures).clone()
@@ -169,7 +169,7 @@ fn random_square(rng: &mut impl RngExt) -> Square {
 }
 
 /// Style for a screen board; `overlays` adds highlights, arrows and the rest.
-fn screen_style(
+pub fn screen_style(
     rng: &mut impl RngExt,
     library: &Library,
     sampled: &Sampled,

@@ -3,9 +3,13 @@
 //! A thin layer: it parses arguments, reads inputs, calls the library, and prints. Exit codes:
 //! 0 when every input is fine, 1 when any is not, 2 on usage errors.
 
+mod annotate;
 mod check_cmd;
+mod eval_cmd;
+mod recognize_cmd;
 mod render_cmd;
 mod style;
+mod train_cmd;
 
 use std::process::ExitCode;
 
@@ -26,17 +30,26 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Read chess positions out of pictures: one FEN line per picture.
+    Recognize(recognize_cmd::RecognizeArgs),
     /// Check FENs: show the board and explain, in plain words, what is wrong and how to fix it.
     Check(check_cmd::CheckArgs),
     /// Draw a position as PNG or SVG, or write a synthetic dataset with ground truth.
     Render(Box<render_cmd::RenderArgs>),
+    /// Train the square classifier from rendered boards (outside CI; see models/README.md).
+    Train(train_cmd::TrainArgs),
+    /// Measure recognition on a dataset's manifest.jsonl, per category.
+    Eval(eval_cmd::EvalArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Recognize(args) => recognize_cmd::run(args),
         Command::Check(args) => check_cmd::run(args),
         Command::Render(args) => render_cmd::run(*args),
+        Command::Train(args) => train_cmd::run(args),
+        Command::Eval(args) => eval_cmd::run(args),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,238 @@
+//! Compose: the most probable placement that obeys simple facts, then the FEN.
+//!
+//! Starting from each square's most probable class, squares are changed when that costs little
+//! probability (the new class keeps at least 1/`MAX_COST` of the old one's probability) so that
+//! each side has one king, at most 8 pawns, and no pawn stands on rank 1 or 8. Changed squares are
+//! marked; they and squares with a top probability under [`UNCERTAIN_BELOW`] are "uncertain".
+
+use fenlens_fen::shakmaty::{Board, Color, Role, Square};
+
+use crate::classify::{CLASSES, class_piece, piece_class};
+
+/// A square whose best class has less probability than this is reported as uncertain.
+pub const UNCERTAIN_BELOW: f32 = 0.9;
+/// A fix may replace a class only by one at least 1/`MAX_COST` as probable.
+const MAX_COST: f32 = 50.0;
+
+/// Per-square result in standard orientation.
+#[derive(Clone, Debug)]
+pub struct SquareReading {
+    /// The square.
+    pub square: Square,
+    /// Chosen class.
+    pub class: usize,
+    /// Probabilities of all 13 classes.
+    pub probabilities: [f32; CLASSES],
+    /// Changed by the composer to satisfy a rule.
+    pub changed: bool,
+}
+
+impl SquareReading {
+    /// Probability of the chosen class.
+    pub fn confidence(&self) -> f32 {
+        self.probabilities[self.class]
+    }
+
+    /// Whether the user should look at this square.
+    pub fn uncertain(&self) -> bool {
+        self.changed || self.confidence() < UNCERTAIN_BELOW
+    }
+
+    /// Other classes by probability, best first (excluding the chosen one).
+    pub fn alternatives(&self) -> Vec<(usize, f32)> {
+        let mut list: Vec<(usize, f32)> = (0..CLASSES)
+            .filter(|&c| c != self.class)
+            .map(|c| (c, self.probabilities[c]))
+            .collect();
+        list.sort_by(|a, b| b.1.total_cmp(&a.1));
+        list
+    }
+}
+
+fn best_other(reading: &SquareReading, allowed: impl Fn(usize) -> bool) -> Option<usize> {
+    (0..CLASSES)
+        .filter(|&c| c != reading.class && allowed(c))
+        .max_by(|&a, &b| reading.probabilities[a].total_cmp(&reading.probabilities[b]))
+}
+
+fn cheap(reading: &SquareReading, to: usize) -> bool {
+    reading.probabilities[to] * MAX_COST >= reading.probabilities[reading.class]
+}
+
+fn is_pawn(class: usize) -> bool {
+    class_piece(class).is_some_and(|p| p.role == Role::Pawn)
+}
+
+fn is_king_of(class: usize, color: Color) -> bool {
+    class == piece_class(Some(color.king()))
+}
+
+/// Builds the readings (standard orientation) from display-order probabilities.
+pub fn compose(probabilities: &[[f32; CLASSES]], flipped: bool) -> Vec<SquareReading> {
+    let mut readings: Vec<SquareReading> = Square::ALL
+        .into_iter()
+        .map(|square| {
+            let (file, rank) = (square.file() as usize, square.rank() as usize);
+            let (col, row) = if flipped {
+                (7 - file, rank)
+            } else {
+                (file, 7 - rank)
+            };
+            let p = probabilities
+                .get(row * 8 + col)
+                .copied()
+                .unwrap_or([1.0 / CLASSES as f32; CLASSES]);
+            let class = (0..CLASSES)
+                .max_by(|&a, &b| p[a].total_cmp(&p[b]))
+                .unwrap_or(0);
+            SquareReading {
+                square,
+                class,
+                probabilities: p,
+                changed: false,
+            }
+        })
+        .collect();
+
+    // No pawns on the back ranks.
+    for r in readings.iter_mut() {
+        let back = matches!(r.square.rank() as u32, 0 | 7);
+        if back && is_pawn(r.class) {
+            if let Some(to) = best_other(r, |c| !is_pawn(c)) {
+                if cheap(r, to) {
+                    r.class = to;
+                    r.changed = true;
+                }
+            }
+        }
+    }
+    for color in Color::ALL {
+        let king = piece_class(Some(color.king()));
+        // Exactly one king: keep the most probable, add the likeliest when missing.
+        let mut kings: Vec<usize> = (0..64)
+            .filter(|&i| is_king_of(readings[i].class, color))
+            .collect();
+        if kings.len() > 1 {
+            kings.sort_by(|&a, &b| {
+                readings[b]
+                    .confidence()
+                    .total_cmp(&readings[a].confidence())
+            });
+            for &i in &kings[1..] {
+                let r = &mut readings[i];
+                if let Some(to) = best_other(r, |c| c != king) {
+                    if cheap(r, to) {
+                        r.class = to;
+                        r.changed = true;
+                    }
+                }
+            }
+        } else if kings.is_empty() {
+            if let Some(i) = (0..64)
+                .filter(|&i| cheap(&readings[i], king))
+                .max_by(|&a, &b| {
+                    readings[a].probabilities[king].total_cmp(&readings[b].probabilities[king])
+                })
+            {
+                readings[i].class = king;
+                readings[i].changed = true;
+            }
+        }
+        // At most 8 pawns: demote the least certain ones.
+        let pawn = piece_class(Some(fenlens_fen::shakmaty::Piece {
+            color,
+            role: Role::Pawn,
+        }));
+        let mut pawns: Vec<usize> = (0..64).filter(|&i| readings[i].class == pawn).collect();
+        if pawns.len() > 8 {
+            pawns.sort_by(|&a, &b| {
+                readings[a]
+                    .confidence()
+                    .total_cmp(&readings[b].confidence())
+            });
+            let extra = pawns.len() - 8;
+            for &i in pawns.iter().take(extra) {
+                let r = &mut readings[i];
+                if let Some(to) = best_other(r, |c| c != pawn) {
+                    if cheap(r, to) {
+                        r.class = to;
+                        r.changed = true;
+                    }
+                }
+            }
+        }
+    }
+    readings
+}
+
+/// The placement of the readings.
+pub fn placement(readings: &[SquareReading]) -> Board {
+    let mut board = Board::empty();
+    for r in readings {
+        if let Some(piece) = class_piece(r.class) {
+            board.set_piece_at(r.square, piece);
+        }
+    }
+    board
+}
+
+/// The placement read as displayed (top row as rank 8), for orientation.
+pub fn as_displayed(probabilities: &[[f32; CLASSES]]) -> Board {
+    let readings = compose(probabilities, false);
+    placement(&readings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn certain(class: usize) -> [f32; CLASSES] {
+        let mut p = [0.001; CLASSES];
+        p[class] = 1.0 - 0.012;
+        p
+    }
+
+    #[test]
+    fn missing_king_is_added_where_likeliest_when_cheap() {
+        let mut probs = vec![certain(0); 64];
+        probs[60] = certain(6); // e1 as displayed (row 7, col 4): a white king
+        // e8: a black queen, but a black king is almost as likely.
+        let mut e8 = [0.001; CLASSES];
+        e8[11] = 0.55;
+        e8[12] = 0.44;
+        probs[4] = e8;
+        let readings = compose(&probs, false);
+        let board = placement(&readings);
+        assert_eq!(board.king_of(Color::Black), Some(Square::E8));
+        assert!(
+            readings
+                .iter()
+                .find(|r| r.square == Square::E8)
+                .unwrap()
+                .uncertain()
+        );
+    }
+
+    #[test]
+    fn pawns_leave_the_back_rank_only_when_cheap() {
+        let mut probs = vec![certain(0); 64];
+        probs[60] = certain(6);
+        probs[4] = certain(12);
+        let mut a8 = [0.001; CLASSES];
+        a8[1] = 0.6; // white pawn
+        a8[3] = 0.38; // white bishop
+        probs[0] = a8;
+        probs[7] = certain(1); // h8: a sure pawn stays (and is flagged by the checker)
+        let board = placement(&compose(&probs, false));
+        assert_eq!(board.piece_at(Square::A8).map(|p| p.char()), Some('B'));
+        assert_eq!(board.piece_at(Square::H8).map(|p| p.char()), Some('P'));
+    }
+
+    #[test]
+    fn flipped_maps_display_cells_to_rotated_squares() {
+        let mut probs = vec![certain(0); 64];
+        probs[0] = certain(6); // top-left cell holds a white king
+        let board = placement(&compose(&probs, true));
+        assert_eq!(board.king_of(Color::White), Some(Square::H1));
+    }
+}

@@ -1,0 +1,39 @@
+//! fenlens-vision: from a picture to a FEN.
+//!
+//! One module per stage, in the order a picture goes through them:
+//! [`decode`] (bytes to pixels, with limits) → [`locate`] (the board's four corners) →
+//! [`rectify`] (warp to a square, cut 64 crops) → [`classify`] (13 class probabilities per
+//! square) → [`orient`] (which side is at the bottom) → [`compose`] (the most probable placement
+//! that obeys simple facts, then the FEN). [`pipeline`] runs them all; [`train`] teaches the
+//! classifier from rendered boards.
+
+pub mod classify;
+pub mod compose;
+pub mod decode;
+pub mod locate;
+pub mod orient;
+pub mod pipeline;
+pub mod rectify;
+pub mod train;
+
+pub use pipeline::{Castling, Flipped, Options, Recognition, Recognizer};
+
+/// What can go wrong while reading a picture.
+#[derive(Debug, thiserror::Error)]
+pub enum VisionError {
+    /// The bytes are not a picture we can read.
+    #[error("not a readable picture: {0}")]
+    Decode(String),
+    /// The picture is larger than the limits allow.
+    #[error("picture too large: {0}")]
+    TooLarge(String),
+    /// No chessboard could be found.
+    #[error("no chessboard found")]
+    NoBoard,
+    /// The model could not be loaded or run.
+    #[error("model error: {0}")]
+    Model(String),
+    /// This build has no trained model.
+    #[error("this build has no trained model (models/square-net.safetensors was missing)")]
+    NoModel,
+}

@@ -1,0 +1,749 @@
+//! Locate: find the board's four corners.
+//!
+//! Method: a chessboard's inner corners are X-junctions: of the four squares that meet there, the
+//! two on each diagonal look alike and differ from the other two. Pieces rarely cover the corners
+//! of their squares, so most of the 49 inner junctions stay visible under pieces, highlights and
+//! coordinates. The locator
+//! 1. finds X-junctions at several scales with box means on an integral image (so hatched book
+//!    squares and textures are averaged), keeping the junction's polarity (which diagonal is
+//!    lighter);
+//! 2. votes on the lattice direction and spacing from each junction's nearest neighbour of the
+//!    opposite polarity;
+//! 3. for each voted lattice, indexes the junctions, finds the 7x7 window of inner corners that
+//!    holds the most junctions and the fewest outside it, and fits a homography to them, growing
+//!    the match in a few rounds (so perspective and rotation are followed);
+//! 4. keeps the best lattice (many junctions, larger boards before thumbnails) and extends it by
+//!    one square on each side to the board's outer corners.
+//!
+//! Assumes the board shows at least about a third of its inner corners. Pictures are shrunk to
+//! at most 1024 pixels for the search. When nothing fits: [`VisionError::NoBoard`].
+
+use image::RgbImage;
+use image::imageops::FilterType;
+
+use crate::VisionError;
+
+/// The located board.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Located {
+    /// Corners of the playing area in picture pixels: top-left, top-right, bottom-right,
+    /// bottom-left as displayed.
+    pub corners: [[f32; 2]; 4],
+    /// Inner corners (of 49) that matched the fitted grid.
+    pub matched: usize,
+}
+
+/// Largest side of the picture the search runs on.
+const WORK_SIZE: u32 = 1024;
+/// Box half-sizes for the X-junction detector, in working pixels.
+const SCALES: [usize; 8] = [2, 3, 4, 6, 9, 13, 18, 26];
+/// Minimum junction response, in grey levels.
+const MIN_RESPONSE: f32 = 7.0;
+/// Fewest matched inner corners for a board.
+const MIN_MATCHED: usize = 16;
+
+/// An X-junction.
+#[derive(Clone, Copy, Debug)]
+struct Junction {
+    x: f32,
+    y: f32,
+    response: f32,
+    /// +1 when the top-left/bottom-right diagonal is lighter.
+    polarity: i8,
+    /// The largest box half-size that found it: board corners are found up to about a square's
+    /// size, junctions inside piece drawings only at small sizes.
+    scale: usize,
+}
+
+struct Integral {
+    width: usize,
+    height: usize,
+    sums: Vec<u32>,
+}
+
+impl Integral {
+    fn new(gray: &[u8], width: usize, height: usize) -> Integral {
+        let mut sums = vec![0u32; (width + 1) * (height + 1)];
+        for y in 0..height {
+            let mut row = 0u32;
+            for x in 0..width {
+                row += gray[y * width + x] as u32;
+                sums[(y + 1) * (width + 1) + x + 1] = sums[y * (width + 1) + x + 1] + row;
+            }
+        }
+        Integral {
+            width,
+            height,
+            sums,
+        }
+    }
+
+    /// Sum over x in [x0, x1), y in [y0, y1).
+    #[inline]
+    fn sum(&self, x0: usize, y0: usize, x1: usize, y1: usize) -> u32 {
+        let w = self.width + 1;
+        self.sums[y1 * w + x1] + self.sums[y0 * w + x0]
+            - self.sums[y0 * w + x1]
+            - self.sums[y1 * w + x0]
+    }
+}
+
+/// X-junction responses at one box half-size; returns local maxima.
+fn junctions_at(integral: &Integral, h: usize) -> Vec<Junction> {
+    let (w, hgt) = (integral.width, integral.height);
+    if w < 2 * h + 3 || hgt < 2 * h + 3 {
+        return Vec::new();
+    }
+    let area = (h * h) as f32;
+    let mut response = vec![0f32; w * hgt];
+    let mut polarity = vec![0i8; w * hgt];
+    for y in h..=hgt - h {
+        for x in h..=w - h {
+            let a = integral.sum(x - h, y - h, x, y) as f32 / area;
+            let b = integral.sum(x, y - h, x + h, y) as f32 / area;
+            let c = integral.sum(x - h, y, x, y + h) as f32 / area;
+            let d = integral.sum(x, y, x + h, y + h) as f32 / area;
+            let across = (a - b)
+                .abs()
+                .min((a - c).abs())
+                .min((d - b).abs())
+                .min((d - c).abs());
+            let r = across - (a - d).abs() - (b - c).abs();
+            if r > MIN_RESPONSE {
+                let i = y * w + x;
+                response[i] = r;
+                polarity[i] = if a + d > b + c { 1 } else { -1 };
+            }
+        }
+    }
+    // Local maxima in a (2h+1)-wide window, with a sub-pixel peak.
+    let radius = h.max(2);
+    let mut out = Vec::new();
+    for y in radius..hgt.saturating_sub(radius) {
+        for x in radius..w.saturating_sub(radius) {
+            let r = response[y * w + x];
+            if r <= 0.0 {
+                continue;
+            }
+            let mut is_max = true;
+            'window: for yy in y - radius..=y + radius {
+                for xx in x - radius..=x + radius {
+                    let other = response[yy * w + xx];
+                    if other > r || (other == r && (yy, xx) < (y, x)) {
+                        is_max = false;
+                        break 'window;
+                    }
+                }
+            }
+            if !is_max {
+                continue;
+            }
+            let peak = |l: f32, c: f32, r: f32| {
+                let denom = l - 2.0 * c + r;
+                if denom.abs() < 1e-6 {
+                    0.0
+                } else {
+                    (0.5 * (l - r) / denom).clamp(-0.5, 0.5)
+                }
+            };
+            let dx = peak(response[y * w + x - 1], r, response[y * w + x + 1]);
+            let dy = peak(response[(y - 1) * w + x], r, response[(y + 1) * w + x]);
+            out.push(Junction {
+                x: x as f32 + dx,
+                y: y as f32 + dy,
+                response: r,
+                polarity: polarity[y * w + x],
+                scale: h,
+            });
+        }
+    }
+    out
+}
+
+/// A homography as a 3x3 row-major matrix (f64).
+#[derive(Clone, Copy, Debug)]
+struct Homography([f64; 9]);
+
+impl Homography {
+    fn apply(&self, u: f64, v: f64) -> (f64, f64) {
+        let m = &self.0;
+        let w = m[6] * u + m[7] * v + m[8];
+        (
+            (m[0] * u + m[1] * v + m[2]) / w,
+            (m[3] * u + m[4] * v + m[5]) / w,
+        )
+    }
+
+    /// Least-squares fit from (u, v) → (x, y) pairs (at least 4), with h33 = 1.
+    fn fit(pairs: &[((f64, f64), (f64, f64))]) -> Option<Homography> {
+        if pairs.len() < 4 {
+            return None;
+        }
+        // Normalize both point sets for conditioning.
+        let norm = |pts: Vec<(f64, f64)>| {
+            let n = pts.len() as f64;
+            let (mx, my) = pts
+                .iter()
+                .fold((0.0, 0.0), |(a, b), p| (a + p.0 / n, b + p.1 / n));
+            let d = pts
+                .iter()
+                .map(|p| ((p.0 - mx).powi(2) + (p.1 - my).powi(2)).sqrt())
+                .sum::<f64>()
+                / n;
+            let s = if d > 1e-9 {
+                std::f64::consts::SQRT_2 / d
+            } else {
+                1.0
+            };
+            (mx, my, s)
+        };
+        let (umx, umy, us) = norm(pairs.iter().map(|p| p.0).collect());
+        let (xmx, xmy, xs) = norm(pairs.iter().map(|p| p.1).collect());
+        let mut ata = [[0f64; 8]; 8];
+        let mut atb = [0f64; 8];
+        for &((u, v), (x, y)) in pairs {
+            let (u, v) = ((u - umx) * us, (v - umy) * us);
+            let (x, y) = ((x - xmx) * xs, (y - xmy) * xs);
+            let rows = [
+                ([u, v, 1.0, 0.0, 0.0, 0.0, -u * x, -v * x], x),
+                ([0.0, 0.0, 0.0, u, v, 1.0, -u * y, -v * y], y),
+            ];
+            for (row, rhs) in rows {
+                for i in 0..8 {
+                    atb[i] += row[i] * rhs;
+                    for j in 0..8 {
+                        ata[i][j] += row[i] * row[j];
+                    }
+                }
+            }
+        }
+        let h = solve8(ata, atb)?;
+        // Undo the normalizations: H = Tx^-1 * Hn * Tu.
+        let hn = [h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], 1.0];
+        let tu = [us, 0.0, -us * umx, 0.0, us, -us * umy, 0.0, 0.0, 1.0];
+        let tx_inv = [1.0 / xs, 0.0, xmx, 0.0, 1.0 / xs, xmy, 0.0, 0.0, 1.0];
+        let m = mul3(&mul3(&tx_inv, &hn), &tu);
+        if m.iter().any(|v| !v.is_finite()) || m[8].abs() < 1e-12 {
+            return None;
+        }
+        Some(Homography(m.map(|v| v / m[8])))
+    }
+}
+
+fn mul3(a: &[f64; 9], b: &[f64; 9]) -> [f64; 9] {
+    let mut out = [0.0; 9];
+    for r in 0..3 {
+        for c in 0..3 {
+            out[r * 3 + c] = (0..3).map(|k| a[r * 3 + k] * b[k * 3 + c]).sum();
+        }
+    }
+    out
+}
+
+/// Solves an 8x8 system by Gaussian elimination with partial pivoting.
+fn solve8(mut a: [[f64; 8]; 8], mut b: [f64; 8]) -> Option<[f64; 8]> {
+    for col in 0..8 {
+        let pivot = (col..8).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))?;
+        if a[pivot][col].abs() < 1e-12 {
+            return None;
+        }
+        a.swap(col, pivot);
+        b.swap(col, pivot);
+        for row in col + 1..8 {
+            let f = a[row][col] / a[col][col];
+            for k in col..8 {
+                a[row][k] -= f * a[col][k];
+            }
+            b[row] -= f * b[col];
+        }
+    }
+    let mut x = [0f64; 8];
+    for row in (0..8).rev() {
+        let s: f64 = (row + 1..8).map(|k| a[row][k] * x[k]).sum();
+        x[row] = (b[row] - s) / a[row][row];
+    }
+    Some(x)
+}
+
+/// A lattice hypothesis: direction and spacing.
+#[derive(Clone, Copy, Debug)]
+struct Hypothesis {
+    angle: f32,
+    spacing: f32,
+}
+
+/// A fitted board: homography from lattice indices (inner corner (0,0) .. (6,6)) to pixels.
+#[derive(Clone, Copy, Debug)]
+struct Fit {
+    homography: Homography,
+    matched: usize,
+    score: f32,
+}
+
+fn vote(junctions: &[Junction]) -> Vec<Hypothesis> {
+    // For each junction, its nearest neighbour of the opposite polarity.
+    const ANGLE_BINS: usize = 90;
+    const SPACING_BINS: usize = 64;
+    let mut votes = vec![0f32; ANGLE_BINS * SPACING_BINS];
+    let spacing_bin = |s: f32| {
+        ((s.max(4.0).ln() - 4f32.ln()) / (300f32.ln() - 4f32.ln()) * SPACING_BINS as f32) as usize
+    };
+    let mut samples: Vec<(usize, usize, f32, f32)> = Vec::new();
+    for (i, a) in junctions.iter().enumerate() {
+        let mut best: Option<(f32, &Junction)> = None;
+        let min_distance = (1.6 * a.scale as f32).max(4.0);
+        for (j, b) in junctions.iter().enumerate() {
+            if i == j || a.polarity == b.polarity || 2 * b.scale < a.scale || b.scale > 2 * a.scale
+            {
+                continue;
+            }
+            let d2 = (a.x - b.x).powi(2) + (a.y - b.y).powi(2);
+            if d2 < min_distance * min_distance {
+                continue;
+            }
+            if best.is_none_or(|(bd, _)| d2 < bd) {
+                best = Some((d2, b));
+            }
+        }
+        if let Some((d2, b)) = best {
+            let spacing = d2.sqrt();
+            let angle = (b.y - a.y).atan2(b.x - a.x).to_degrees().rem_euclid(90.0);
+            let (ab, sb) = (
+                (angle as usize) % ANGLE_BINS,
+                spacing_bin(spacing).min(SPACING_BINS - 1),
+            );
+            votes[ab * SPACING_BINS + sb] += a.scale as f32;
+            samples.push((ab, sb, angle, spacing));
+        }
+    }
+    // Peaks with their neighbours' votes, then the mean angle and spacing of their samples.
+    let mut peaks: Vec<(f32, usize, usize)> = Vec::new();
+    for ab in 0..ANGLE_BINS {
+        for sb in 0..SPACING_BINS {
+            let mut total = 0.0;
+            for da in [ANGLE_BINS - 1, 0, 1] {
+                for ds in [-1i32, 0, 1] {
+                    let s = sb as i32 + ds;
+                    if (0..SPACING_BINS as i32).contains(&s) {
+                        total += votes[((ab + da) % ANGLE_BINS) * SPACING_BINS + s as usize];
+                    }
+                }
+            }
+            if total >= 12.0 {
+                peaks.push((total, ab, sb));
+            }
+        }
+    }
+    peaks.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let mut hypotheses: Vec<Hypothesis> = Vec::new();
+    for (_, ab, sb) in peaks.into_iter().take(40) {
+        let near = |a: usize| {
+            let d = (a as i32 - ab as i32).rem_euclid(ANGLE_BINS as i32);
+            d <= 1 || d >= ANGLE_BINS as i32 - 1
+        };
+        let members: Vec<&(usize, usize, f32, f32)> = samples
+            .iter()
+            .filter(|s| near(s.0) && (s.1 as i32 - sb as i32).abs() <= 1)
+            .collect();
+        if members.is_empty() {
+            continue;
+        }
+        // Circular mean of angles (period 90 degrees).
+        let (sx, sy) = members.iter().fold((0.0f32, 0.0f32), |(x, y), s| {
+            let t = (s.2 * 4.0).to_radians();
+            (x + t.cos(), y + t.sin())
+        });
+        let angle = (sy.atan2(sx).to_degrees() / 4.0).rem_euclid(90.0);
+        let mut spacings: Vec<f32> = members.iter().map(|s| s.3).collect();
+        spacings.sort_by(f32::total_cmp);
+        let spacing = spacings[spacings.len() / 2];
+        let duplicate = hypotheses.iter().any(|h| {
+            let da = (h.angle - angle).rem_euclid(90.0);
+            (da < 3.0 || da > 87.0) && (h.spacing / spacing - 1.0).abs() < 0.08
+        });
+        if !duplicate {
+            hypotheses.push(Hypothesis { angle, spacing });
+        }
+        if hypotheses.len() >= 8 {
+            break;
+        }
+    }
+    hypotheses
+}
+
+/// Indexes junctions on the lattice given by `to_lattice` (pixel → fractional index); returns
+/// (index, junction) pairs within `tolerance` of a lattice point with consistent polarity.
+fn index_junctions(
+    junctions: &[Junction],
+    to_lattice: impl Fn(f32, f32) -> (f32, f32),
+    tolerance: f32,
+) -> Vec<((i32, i32), Junction)> {
+    let mut indexed: Vec<((i32, i32), Junction)> = junctions
+        .iter()
+        .filter_map(|j| {
+            let (u, v) = to_lattice(j.x, j.y);
+            let (i, k) = (u.round(), v.round());
+            ((u - i).abs() < tolerance && (v - k).abs() < tolerance)
+                .then_some(((i as i32, k as i32), *j))
+        })
+        .collect();
+    // Polarity alternates like the squares: keep the majority parity.
+    let parity = |((i, k), j): &((i32, i32), Junction)| {
+        j.polarity as i32 * if (i + k).rem_euclid(2) == 0 { 1 } else { -1 }
+    };
+    let positive: f32 = indexed
+        .iter()
+        .filter(|p| parity(p) > 0)
+        .map(|p| p.1.response)
+        .sum();
+    let negative: f32 = indexed
+        .iter()
+        .filter(|p| parity(p) < 0)
+        .map(|p| p.1.response)
+        .sum();
+    let keep = if positive >= negative { 1 } else { -1 };
+    indexed.retain(|p| parity(p) == keep);
+    // One junction per lattice point: the strongest.
+    indexed.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.response.total_cmp(&a.1.response)));
+    indexed.dedup_by(|a, b| a.0 == b.0);
+    indexed
+}
+
+/// The 7x7 window of lattice indices with the most junctions inside and the fewest just outside.
+fn best_window(indexed: &[((i32, i32), Junction)]) -> Option<((i32, i32), f32, usize)> {
+    if indexed.is_empty() {
+        return None;
+    }
+    let (mut imin, mut imax, mut kmin, mut kmax) = (i32::MAX, i32::MIN, i32::MAX, i32::MIN);
+    for ((i, k), _) in indexed {
+        imin = imin.min(*i);
+        imax = imax.max(*i);
+        kmin = kmin.min(*k);
+        kmax = kmax.max(*k);
+    }
+    if (imax - imin) > 200 || (kmax - kmin) > 200 {
+        return None;
+    }
+    let mut best: Option<((i32, i32), f32, usize)> = None;
+    for i0 in imin - 6..=imax {
+        for k0 in kmin - 6..=kmax {
+            let (mut inside, mut count, mut ring) = (0.0f32, 0usize, 0.0f32);
+            for ((i, k), j) in indexed {
+                let di = i - i0;
+                let dk = k - k0;
+                if (0..7).contains(&di) && (0..7).contains(&dk) {
+                    inside += j.response.sqrt();
+                    count += 1;
+                } else if (-1..8).contains(&di) && (-1..8).contains(&dk) {
+                    ring += j.response.sqrt();
+                }
+            }
+            let score = inside - 1.5 * ring;
+            if best.is_none_or(|b| score > b.1) {
+                best = Some(((i0, k0), score, count));
+            }
+        }
+    }
+    best
+}
+
+fn fit_hypothesis(all: &[Junction], hypothesis: Hypothesis) -> Option<Fit> {
+    // Board corners are found with boxes up to a square's size; keep junctions found with boxes
+    // of at least an eighth of the spacing (or the largest box we use).
+    let largest = SCALES[SCALES.len() - 1] as f32;
+    let min_scale = (hypothesis.spacing / 8.0).min(largest) * 0.9;
+    let junctions: Vec<Junction> = all
+        .iter()
+        .filter(|j| j.scale as f32 >= min_scale && (j.scale as f32) <= hypothesis.spacing * 1.2)
+        .copied()
+        .collect();
+    let junctions = &junctions[..];
+    let (c, s) = (
+        hypothesis.angle.to_radians().cos(),
+        hypothesis.angle.to_radians().sin(),
+    );
+    let spacing = hypothesis.spacing;
+    // Rotate into lattice axes, then find the phase with a histogram of fractional positions.
+    let rotated = |x: f32, y: f32| ((x * c + y * s) / spacing, (-x * s + y * c) / spacing);
+    const PHASE_BINS: usize = 20;
+    let mut hist = vec![0f32; PHASE_BINS * PHASE_BINS];
+    for j in junctions {
+        let (u, v) = rotated(j.x, j.y);
+        let (bu, bv) = (
+            (u.rem_euclid(1.0) * PHASE_BINS as f32) as usize % PHASE_BINS,
+            (v.rem_euclid(1.0) * PHASE_BINS as f32) as usize % PHASE_BINS,
+        );
+        hist[bu * PHASE_BINS + bv] += j.response.sqrt();
+    }
+    let mut best_bin = (0, 0, f32::MIN);
+    for bu in 0..PHASE_BINS {
+        for bv in 0..PHASE_BINS {
+            let mut total = 0.0;
+            for du in [PHASE_BINS - 1, 0, 1] {
+                for dv in [PHASE_BINS - 1, 0, 1] {
+                    total += hist[((bu + du) % PHASE_BINS) * PHASE_BINS + (bv + dv) % PHASE_BINS];
+                }
+            }
+            if total > best_bin.2 {
+                best_bin = (bu, bv, total);
+            }
+        }
+    }
+    let (pu, pv) = (
+        (best_bin.0 as f32 + 0.5) / PHASE_BINS as f32,
+        (best_bin.1 as f32 + 0.5) / PHASE_BINS as f32,
+    );
+    let mut indexed = index_junctions(
+        junctions,
+        |x, y| {
+            let (u, v) = rotated(x, y);
+            (u - pu, v - pv)
+        },
+        0.22,
+    );
+    let debug = std::env::var_os("FENLENS_DEBUG").is_some();
+    if debug {
+        eprintln!(
+            "    {} junctions kept, phase ({pu:.2},{pv:.2}), {} indexed",
+            junctions.len(),
+            indexed.len()
+        );
+    }
+    let ((i0, k0), _, _) = best_window(&indexed)?;
+    // Fit a homography to the window's junctions, then grow: re-index everything through it.
+    let mut homography: Option<Homography> = None;
+    let mut origin = (i0, k0);
+    for round in 0..4 {
+        let pairs: Vec<((f64, f64), (f64, f64))> = indexed
+            .iter()
+            .filter(|((i, k), _)| {
+                (0..7).contains(&(i - origin.0)) && (0..7).contains(&(k - origin.1))
+            })
+            .map(|((i, k), j)| {
+                (
+                    ((i - origin.0) as f64, (k - origin.1) as f64),
+                    (j.x as f64, j.y as f64),
+                )
+            })
+            .collect();
+        if debug {
+            eprintln!("    round {round}: {} pairs", pairs.len());
+        }
+        if pairs.len() < MIN_MATCHED.min(8) {
+            return None;
+        }
+        let h = Homography::fit(&pairs)?;
+        homography = Some(h);
+        if round == 3 {
+            break;
+        }
+        let inverse = invert(&h)?;
+        let tolerance = if round == 0 { 0.3 } else { 0.25 };
+        indexed = index_junctions(
+            junctions,
+            |x, y| {
+                let (u, v) = inverse.apply(x as f64, y as f64);
+                (u as f32, v as f32)
+            },
+            tolerance,
+        );
+        let ((ni, nk), _, _) = best_window(&indexed)?;
+        origin = (ni, nk);
+    }
+    let h = homography?;
+    let inside: Vec<&Junction> = indexed
+        .iter()
+        .filter(|((i, k), _)| (0..7).contains(&(i - origin.0)) && (0..7).contains(&(k - origin.1)))
+        .map(|(_, j)| j)
+        .collect();
+    // The pairs were indexed from the window's first inner corner, so (0, 0) is that corner.
+    let homography = h;
+    let matched = inside.len();
+    let strength: f32 = inside.iter().map(|j| j.response.sqrt()).sum();
+    // Larger boards win over thumbnails with as many junctions.
+    let score = strength * (1.0 + 0.35 * spacing.max(1.0).log2());
+    Some(Fit {
+        homography,
+        matched,
+        score,
+    })
+}
+
+fn invert(h: &Homography) -> Option<Homography> {
+    let m = &h.0;
+    let det = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6])
+        + m[2] * (m[3] * m[7] - m[4] * m[6]);
+    if det.abs() < 1e-12 {
+        return None;
+    }
+    let inv = [
+        (m[4] * m[8] - m[5] * m[7]) / det,
+        (m[2] * m[7] - m[1] * m[8]) / det,
+        (m[1] * m[5] - m[2] * m[4]) / det,
+        (m[5] * m[6] - m[3] * m[8]) / det,
+        (m[0] * m[8] - m[2] * m[6]) / det,
+        (m[2] * m[3] - m[0] * m[5]) / det,
+        (m[3] * m[7] - m[4] * m[6]) / det,
+        (m[1] * m[6] - m[0] * m[7]) / det,
+        (m[0] * m[4] - m[1] * m[3]) / det,
+    ];
+    Some(Homography(inv))
+}
+
+/// Orders four points as top-left, top-right, bottom-right, bottom-left.
+fn order_corners(points: [[f32; 2]; 4]) -> [[f32; 2]; 4] {
+    let cx = points.iter().map(|p| p[0]).sum::<f32>() / 4.0;
+    let cy = points.iter().map(|p| p[1]).sum::<f32>() / 4.0;
+    let mut sorted = points;
+    // By angle around the centre, starting from the top-left quadrant, clockwise on screen.
+    sorted.sort_by(|a, b| {
+        let ta = (a[1] - cy).atan2(a[0] - cx);
+        let tb = (b[1] - cy).atan2(b[0] - cx);
+        ta.total_cmp(&tb)
+    });
+    // atan2 order: from -pi (left) going clockwise on screen (y down): left, top, right, bottom.
+    // Rotate so that the first is the point with the smallest x + y (top-left).
+    let start = (0..4)
+        .min_by(|&i, &j| (sorted[i][0] + sorted[i][1]).total_cmp(&(sorted[j][0] + sorted[j][1])))
+        .unwrap_or(0);
+    [0, 1, 2, 3].map(|k| sorted[(start + k) % 4])
+}
+
+/// Finds the board in a picture.
+pub fn locate(image: &RgbImage) -> Result<Located, VisionError> {
+    let (w, h) = image.dimensions();
+    if w < 24 || h < 24 {
+        return Err(VisionError::NoBoard);
+    }
+    let factor = (WORK_SIZE as f32 / w.max(h) as f32).min(1.0);
+    let work = if factor < 1.0 {
+        image::imageops::resize(
+            image,
+            ((w as f32 * factor).round() as u32).max(1),
+            ((h as f32 * factor).round() as u32).max(1),
+            FilterType::Triangle,
+        )
+    } else {
+        image.clone()
+    };
+    let (ww, wh) = (work.width() as usize, work.height() as usize);
+    let gray: Vec<u8> = work
+        .pixels()
+        .map(|p| ((p.0[0] as u32 * 77 + p.0[1] as u32 * 150 + p.0[2] as u32 * 29) >> 8) as u8)
+        .collect();
+    let integral = Integral::new(&gray, ww, wh);
+    let mut junctions: Vec<Junction> = Vec::new();
+    for &scale in &SCALES {
+        for j in junctions_at(&integral, scale) {
+            // Merge with a junction already found at a smaller scale nearby.
+            match junctions.iter_mut().find(|o| {
+                (o.x - j.x).abs() < 2.0 && (o.y - j.y).abs() < 2.0 && o.polarity == j.polarity
+            }) {
+                Some(existing) => {
+                    existing.response = existing.response.max(j.response);
+                    existing.scale = existing.scale.max(j.scale);
+                }
+                None => junctions.push(j),
+            }
+        }
+    }
+    // Keep the most telling junctions: strong ones found with large boxes first (piece drawings
+    // give many strong junctions, but only at small box sizes).
+    let weight = |j: &Junction| j.response * (j.scale as f32).sqrt();
+    junctions.sort_by(|a, b| weight(b).total_cmp(&weight(a)));
+    junctions.truncate(2500);
+    let hypotheses = vote(&junctions);
+    if std::env::var_os("FENLENS_DEBUG").is_some() {
+        eprintln!("{} junctions; hypotheses {hypotheses:?}", junctions.len());
+        for h in &hypotheses {
+            let fit = fit_hypothesis(&junctions, *h);
+            eprintln!(
+                "  {h:?}: {:?}",
+                fit.map(|f| (f.matched, f.score, f.homography.apply(-1.0, -1.0)))
+            );
+        }
+    }
+    let best = hypotheses
+        .iter()
+        .filter_map(|&hyp| fit_hypothesis(&junctions, hyp))
+        .filter(|fit| fit.matched >= MIN_MATCHED)
+        .max_by(|a, b| a.score.total_cmp(&b.score))
+        .ok_or(VisionError::NoBoard)?;
+    let corner = |u: f64, v: f64| {
+        let (x, y) = best.homography.apply(u, v);
+        [x as f32 / factor, y as f32 / factor]
+    };
+    let raw = [
+        corner(-1.0, -1.0),
+        corner(7.0, -1.0),
+        corner(7.0, 7.0),
+        corner(-1.0, 7.0),
+    ];
+    if raw.iter().any(|p| !p[0].is_finite() || !p[1].is_finite()) {
+        return Err(VisionError::NoBoard);
+    }
+    Ok(Located {
+        corners: order_corners(raw),
+        matched: best.matched,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn checkerboard(size: u32, x0: u32, y0: u32, side: u32) -> RgbImage {
+        let mut image = RgbImage::from_pixel(size, size, image::Rgb([90, 90, 90]));
+        let s = side / 8;
+        for y in 0..side {
+            for x in 0..side {
+                let light = ((x / s) + (y / s)) % 2 == 0;
+                let v = if light { 220 } else { 120 };
+                image.put_pixel(x0 + x, y0 + y, image::Rgb([v, v - 20, v - 40]));
+            }
+        }
+        image
+    }
+
+    #[test]
+    fn finds_a_plain_board_inside_a_picture() {
+        let image = checkerboard(400, 37, 61, 240);
+        let located = locate(&image).unwrap();
+        let expected = [[37.0, 61.0], [277.0, 61.0], [277.0, 301.0], [37.0, 301.0]];
+        for (got, want) in located.corners.iter().zip(expected) {
+            assert!(
+                (got[0] - want[0]).abs() < 1.5 && (got[1] - want[1]).abs() < 1.5,
+                "{got:?} vs {want:?}"
+            );
+        }
+        assert_eq!(located.matched, 49);
+    }
+
+    #[test]
+    fn no_board_in_noise() {
+        let mut image = RgbImage::new(200, 150);
+        for (x, y, p) in image.enumerate_pixels_mut() {
+            let v = ((x * 7 + y * 13) % 255) as u8;
+            p.0 = [v, v, v];
+        }
+        assert!(matches!(locate(&image), Err(VisionError::NoBoard)));
+        assert!(matches!(
+            locate(&RgbImage::new(10, 10)),
+            Err(VisionError::NoBoard)
+        ));
+    }
+
+    #[test]
+    fn homography_fit_recovers_a_projection() {
+        let truth = Homography([1.2, 0.1, 30.0, -0.05, 0.9, 12.0, 0.001, 0.0005, 1.0]);
+        let pairs: Vec<_> = (0..7)
+            .flat_map(|i| (0..7).map(move |k| (i as f64, k as f64)))
+            .map(|(u, v)| ((u, v), truth.apply(u * 10.0, v * 10.0)))
+            .map(|((u, v), xy)| ((u * 10.0, v * 10.0), xy))
+            .collect();
+        let fit = Homography::fit(&pairs).unwrap();
+        let (x, y) = fit.apply(33.0, 47.0);
+        let (tx, ty) = truth.apply(33.0, 47.0);
+        assert!((x - tx).abs() < 1e-6 && (y - ty).abs() < 1e-6);
+    }
+}

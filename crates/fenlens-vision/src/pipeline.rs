@@ -1,0 +1,253 @@
+//! The whole path from a picture to a FEN, stage by stage.
+
+use std::time::{Duration, Instant};
+
+use fenlens_fen::shakmaty::{Board, Color, Piece, Role, Square};
+use fenlens_fen::{CheckOptions, Report, check};
+use image::RgbImage;
+use serde::Serialize;
+
+use crate::VisionError;
+use crate::classify::{Classifier, class_char, class_piece};
+use crate::compose::{SquareReading, as_displayed, compose, placement};
+use crate::decode::decode;
+use crate::locate::locate;
+use crate::orient::orient;
+use crate::rectify::{cut_squares, rectify};
+
+/// Which side is at the bottom.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Flipped {
+    /// Decide from the position.
+    #[default]
+    Auto,
+    /// Black at the bottom.
+    Yes,
+    /// White at the bottom.
+    No,
+}
+
+/// Castling rights to write.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum Castling {
+    /// Every right whose king and rook stand on their home squares.
+    #[default]
+    Auto,
+    /// No rights.
+    None,
+    /// Exactly these letters (`KQkq` or a subset).
+    Given(String),
+}
+
+/// What the user tells the recognizer (the fields a picture cannot show).
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Side to move (default White).
+    pub black_to_move: bool,
+    /// Castling rights.
+    pub castling: Castling,
+    /// En passant square.
+    pub en_passant: Option<Square>,
+    /// Orientation.
+    pub flipped: Flipped,
+}
+
+/// Time spent in each stage.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct Timings {
+    /// Decoding.
+    pub decode: Duration,
+    /// Locating.
+    pub locate: Duration,
+    /// Rectifying and cutting.
+    pub rectify: Duration,
+    /// Classifying.
+    pub classify: Duration,
+}
+
+/// Everything read from one picture.
+#[derive(Clone, Debug)]
+pub struct Recognition {
+    /// The board's corners in the picture (top-left, top-right, bottom-right, bottom-left).
+    pub corners: [[f32; 2]; 4],
+    /// Per-square readings in standard orientation (a1 first).
+    pub squares: Vec<SquareReading>,
+    /// The placement.
+    pub placement: Board,
+    /// Black at the bottom.
+    pub flipped: bool,
+    /// Confidence in `flipped` (1 when the user said).
+    pub orientation_confidence: f32,
+    /// The full FEN.
+    pub fen: String,
+    /// The checker's verdict on it.
+    pub report: Report,
+    /// Time per stage.
+    pub timings: Timings,
+}
+
+impl Recognition {
+    /// Squares the user should look at, in FEN order (a8 ... h1).
+    pub fn uncertain(&self) -> Vec<Square> {
+        let mut squares: Vec<Square> = self
+            .squares
+            .iter()
+            .filter(|r| r.uncertain())
+            .map(|r| r.square)
+            .collect();
+        squares.sort_by_key(|sq| (7 - sq.rank() as u32, sq.file() as u32));
+        squares
+    }
+}
+
+/// Castling rights whose king and rook stand on their home squares.
+fn auto_castling(board: &Board) -> String {
+    let mut out = String::new();
+    let has = |sq: Square, piece: Piece| board.piece_at(sq) == Some(piece);
+    for (color, king_sq, rook_h, rook_a, letters) in [
+        (Color::White, Square::E1, Square::H1, Square::A1, ['K', 'Q']),
+        (Color::Black, Square::E8, Square::H8, Square::A8, ['k', 'q']),
+    ] {
+        let rook = Piece {
+            color,
+            role: Role::Rook,
+        };
+        if has(king_sq, color.king()) {
+            if has(rook_h, rook) {
+                out.push(letters[0]);
+            }
+            if has(rook_a, rook) {
+                out.push(letters[1]);
+            }
+        }
+    }
+    if out.is_empty() {
+        out.push('-');
+    }
+    out
+}
+
+/// The recognizer: a loaded classifier, reused for many pictures.
+pub struct Recognizer {
+    classifier: Classifier,
+}
+
+impl Recognizer {
+    /// With the classifier built into the binary.
+    pub fn new() -> Result<Recognizer, VisionError> {
+        Ok(Recognizer {
+            classifier: Classifier::embedded()?,
+        })
+    }
+
+    /// With a given classifier.
+    pub fn with_classifier(classifier: Classifier) -> Recognizer {
+        Recognizer { classifier }
+    }
+
+    /// Reads a picture file's bytes.
+    pub fn recognize_bytes(
+        &self,
+        bytes: &[u8],
+        options: &Options,
+    ) -> Result<Recognition, VisionError> {
+        let started = Instant::now();
+        let image = decode(bytes)?;
+        let decode_time = started.elapsed();
+        let mut recognition = self.recognize_image(&image, options)?;
+        recognition.timings.decode = decode_time;
+        Ok(recognition)
+    }
+
+    /// Reads decoded pixels.
+    pub fn recognize_image(
+        &self,
+        image: &RgbImage,
+        options: &Options,
+    ) -> Result<Recognition, VisionError> {
+        let t0 = Instant::now();
+        let located = locate(image)?;
+        let t1 = Instant::now();
+        self.recognize_at(
+            image,
+            located.corners,
+            options,
+            Timings {
+                locate: t1 - t0,
+                ..Timings::default()
+            },
+        )
+    }
+
+    /// Reads the board at known corners (skipping the locator).
+    pub fn recognize_at(
+        &self,
+        image: &RgbImage,
+        corners: [[f32; 2]; 4],
+        options: &Options,
+        mut timings: Timings,
+    ) -> Result<Recognition, VisionError> {
+        let t1 = Instant::now();
+        let rectified = rectify(image, corners).ok_or(VisionError::NoBoard)?;
+        let crops = cut_squares(&rectified);
+        let t2 = Instant::now();
+        let probabilities = self.classifier.probabilities(&crops)?;
+        let t3 = Instant::now();
+        timings.rectify = t2 - t1;
+        timings.classify = t3 - t2;
+
+        let (flipped, orientation_confidence) = match options.flipped {
+            Flipped::Yes => (true, 1.0),
+            Flipped::No => (false, 1.0),
+            Flipped::Auto => {
+                let o = orient(&as_displayed(&probabilities));
+                (o.flipped, o.confidence)
+            }
+        };
+        let squares = compose(&probabilities, flipped);
+        let board = placement(&squares);
+        let castling = match &options.castling {
+            Castling::Auto => auto_castling(&board),
+            Castling::None => "-".to_string(),
+            Castling::Given(letters) => letters.clone(),
+        };
+        let ep = options
+            .en_passant
+            .map(|sq| sq.to_string())
+            .unwrap_or_else(|| "-".into());
+        let side = if options.black_to_move { 'b' } else { 'w' };
+        let fen = format!("{} {side} {castling} {ep} 0 1", board.board_fen());
+        let report = check(fen.as_bytes(), &CheckOptions::default());
+        let fen = report.fen.clone().unwrap_or(fen);
+        Ok(Recognition {
+            corners,
+            squares,
+            placement: board,
+            flipped,
+            orientation_confidence,
+            fen,
+            report,
+            timings,
+        })
+    }
+}
+
+/// The FEN letter of a reading, or `None` for empty.
+pub fn reading_char(reading: &SquareReading) -> Option<char> {
+    class_piece(reading.class).map(|_| class_char(reading.class))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_castling_needs_king_and_rook_at_home() {
+        assert_eq!(auto_castling(&Board::new()), "KQkq");
+        assert_eq!(auto_castling(&Board::empty()), "-");
+        let mut board = Board::new();
+        board.discard_piece_at(Square::H1);
+        board.discard_piece_at(Square::E8);
+        assert_eq!(auto_castling(&board), "Q");
+    }
+}

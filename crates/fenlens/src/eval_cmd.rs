@@ -1,0 +1,331 @@
+//! `fenlens eval DIR`: run the whole pipeline over a dataset's `manifest.jsonl` and report, per
+//! category, how often boards come out exactly right and where the errors are.
+
+use std::collections::BTreeMap;
+use std::io::BufRead;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use fenlens_fen::shakmaty::{Board, Square};
+use fenlens_vision::classify::{class_char, piece_class};
+use fenlens_vision::{Options, Recognizer};
+use rayon::prelude::*;
+use serde::Deserialize;
+
+use crate::render_cmd::progress_bar;
+
+/// Arguments of `fenlens eval`.
+#[derive(Args, Debug)]
+#[command(
+    after_help = "The manifest format is the renderer's (docs/manifest.md); the devset's subset\n\
+(file, category, placement, flipped) works too. Example:\n  \
+    fenlens render --dataset data/heldout --count 600 --seed 99 --pieces-root ../shared/pieces/lichess --only-sets merida,chessnut,fantasy,governor,staunty\n  \
+    fenlens eval data/heldout"
+)]
+pub struct EvalArgs {
+    /// A dataset folder holding manifest.jsonl.
+    dir: PathBuf,
+    /// Evaluate at most this many pictures.
+    #[arg(long)]
+    limit: Option<usize>,
+    /// Print one line per wrong board.
+    #[arg(long)]
+    verbose: bool,
+    /// Use the ground-truth corners instead of the locator (to measure the classifier alone).
+    #[arg(long)]
+    true_corners: bool,
+}
+
+#[derive(Deserialize)]
+struct Entry {
+    file: String,
+    category: String,
+    placement: String,
+    #[serde(default)]
+    flipped: bool,
+    #[serde(default)]
+    corners: Option<[[f32; 2]; 4]>,
+    #[serde(default)]
+    boards: Vec<TruthBoard>,
+}
+
+#[derive(Deserialize, Clone)]
+struct TruthBoard {
+    placement: String,
+    flipped: bool,
+    corners: [[f32; 2]; 4],
+}
+
+#[derive(Default)]
+struct Tally {
+    pictures: usize,
+    found: usize,
+    exact: usize,
+    squares: usize,
+    squares_right: usize,
+    oriented_right: usize,
+    corner_error: f32,
+    corner_count: usize,
+    flags: usize,
+    wrong_squares: usize,
+    wrong_flagged: usize,
+    seconds: f64,
+    confusions: BTreeMap<(char, char), usize>,
+}
+
+fn parse_board(placement: &str) -> Option<Board> {
+    let reading = fenlens_fen::read(placement.as_bytes());
+    reading.setup.map(|s| s.board)
+}
+
+/// Runs `fenlens eval`.
+pub fn run(args: EvalArgs) -> Result<ExitCode> {
+    let manifest = args.dir.join("manifest.jsonl");
+    let file = std::fs::File::open(&manifest)
+        .with_context(|| format!("opening {}", manifest.display()))?;
+    let mut entries = Vec::new();
+    for (number, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let entry: Entry = serde_json::from_str(&line)
+            .with_context(|| format!("{} line {}", manifest.display(), number + 1))?;
+        entries.push(entry);
+    }
+    if let Some(limit) = args.limit {
+        entries.truncate(limit);
+    }
+    if entries.is_empty() {
+        bail!("{} lists no pictures", manifest.display());
+    }
+    let recognizer = Recognizer::new()?;
+    let bar = progress_bar(entries.len() as u64, "evaluating");
+    let started = Instant::now();
+    let outcomes: Vec<(String, Outcome)> = entries
+        .par_iter()
+        .map(|entry| {
+            let outcome = evaluate(&recognizer, &args, entry);
+            bar.inc(1);
+            (entry.category.clone(), outcome)
+        })
+        .collect();
+    bar.finish_and_clear();
+    let wall = started.elapsed().as_secs_f64();
+
+    let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
+    for (category, outcome) in &outcomes {
+        for key in [category.as_str(), "all"] {
+            let t = tallies.entry(key.to_string()).or_default();
+            t.pictures += 1;
+            t.seconds += outcome.seconds;
+            let Some(result) = &outcome.result else {
+                continue;
+            };
+            t.found += 1;
+            t.exact += usize::from(result.exact);
+            t.squares += 64;
+            t.squares_right += 64 - result.wrong.len();
+            t.oriented_right += usize::from(result.oriented_right);
+            if let Some(e) = result.corner_error {
+                t.corner_error += e;
+                t.corner_count += 1;
+            }
+            t.flags += result.flags;
+            t.wrong_squares += result.wrong.len();
+            t.wrong_flagged += result.wrong.iter().filter(|w| w.flagged).count();
+            for w in &result.wrong {
+                *t.confusions.entry((w.truth, w.read)).or_default() += 1;
+            }
+        }
+    }
+    if args.verbose {
+        for ((category, outcome), entry) in outcomes.iter().zip(&entries) {
+            match &outcome.result {
+                None => println!(
+                    "{category} {}: {}",
+                    entry.file,
+                    outcome.error.as_deref().unwrap_or("failed")
+                ),
+                Some(r) if !r.exact || r.corner_error.is_some_and(|e| e > 2.0) => println!(
+                    "{category} {}: {} wrong, corners off by {:.1}%{}{}",
+                    entry.file,
+                    r.wrong.len(),
+                    r.corner_error.unwrap_or(0.0),
+                    if r.oriented_right {
+                        ""
+                    } else {
+                        ", orientation wrong"
+                    },
+                    r.wrong
+                        .iter()
+                        .take(6)
+                        .map(|w| format!(" {}:{}->{}", w.square, w.truth, w.read))
+                        .collect::<String>()
+                ),
+                _ => {}
+            }
+        }
+    }
+    println!(
+        "{:<12} {:>6} {:>7} {:>8} {:>8} {:>8} {:>9} {:>8} {:>9} {:>8}  confusions (truth->read)",
+        "category",
+        "boards",
+        "found",
+        "exact",
+        "squares",
+        "orient",
+        "corner%",
+        "flags/b",
+        "flagged",
+        "ms/pic"
+    );
+    for (category, t) in &tallies {
+        let pct = |a: usize, b: usize| {
+            if b == 0 {
+                0.0
+            } else {
+                100.0 * a as f64 / b as f64
+            }
+        };
+        let mut confusions: Vec<_> = t.confusions.iter().collect();
+        confusions.sort_by(|a, b| b.1.cmp(a.1));
+        let top: Vec<String> = confusions
+            .iter()
+            .take(4)
+            .map(|((a, b), n)| format!("{a}->{b}:{n}"))
+            .collect();
+        println!(
+            "{:<12} {:>6} {:>6.1}% {:>7.1}% {:>7.2}% {:>7.1}% {:>9} {:>8.2} {:>8.1}% {:>8.1}  {}",
+            category,
+            t.pictures,
+            pct(t.found, t.pictures),
+            pct(t.exact, t.pictures),
+            pct(t.squares_right, t.squares),
+            pct(t.oriented_right, t.found),
+            if t.corner_count > 0 {
+                format!("{:.2}", t.corner_error / t.corner_count as f32)
+            } else {
+                "-".into()
+            },
+            if t.found > 0 {
+                t.flags as f64 / t.found as f64
+            } else {
+                0.0
+            },
+            pct(t.wrong_flagged, t.wrong_squares),
+            1000.0 * t.seconds / t.pictures.max(1) as f64,
+            top.join(" ")
+        );
+    }
+    println!(
+        "{} pictures in {:.1} s ({:.1} pictures/s on {} threads)",
+        outcomes.len(),
+        wall,
+        outcomes.len() as f64 / wall.max(1e-9),
+        rayon::current_num_threads()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+struct Wrong {
+    square: Square,
+    truth: char,
+    read: char,
+    flagged: bool,
+}
+
+struct Result1 {
+    exact: bool,
+    oriented_right: bool,
+    corner_error: Option<f32>,
+    flags: usize,
+    wrong: Vec<Wrong>,
+}
+
+struct Outcome {
+    result: Option<Result1>,
+    error: Option<String>,
+    seconds: f64,
+}
+
+fn evaluate(recognizer: &Recognizer, args: &EvalArgs, entry: &Entry) -> Outcome {
+    let started = Instant::now();
+    let run = || -> Result<Result1, String> {
+        let bytes = std::fs::read(args.dir.join(&entry.file)).map_err(|e| e.to_string())?;
+        let options = Options::default();
+        let recognition = match (args.true_corners, entry.corners) {
+            (true, Some(corners)) => {
+                let image = fenlens_vision::decode::decode(&bytes).map_err(|e| e.to_string())?;
+                recognizer
+                    .recognize_at(&image, corners, &options, Default::default())
+                    .map_err(|e| e.to_string())?
+            }
+            _ => recognizer
+                .recognize_bytes(&bytes, &options)
+                .map_err(|e| e.to_string())?,
+        };
+        // Pictures with several boards (book pages): compare with the board that was found.
+        let centre = |c: &[[f32; 2]; 4]| {
+            (
+                c.iter().map(|p| p[0]).sum::<f32>() / 4.0,
+                c.iter().map(|p| p[1]).sum::<f32>() / 4.0,
+            )
+        };
+        let (fx, fy) = centre(&recognition.corners);
+        let nearest = entry.boards.iter().min_by(|a, b| {
+            let (ax, ay) = centre(&a.corners);
+            let (bx, by) = centre(&b.corners);
+            ((ax - fx).powi(2) + (ay - fy).powi(2))
+                .total_cmp(&((bx - fx).powi(2) + (by - fy).powi(2)))
+        });
+        let (placement, flipped, truth_corners) = match nearest {
+            Some(b) => (b.placement.as_str(), b.flipped, Some(b.corners)),
+            None => (entry.placement.as_str(), entry.flipped, entry.corners),
+        };
+        let truth = parse_board(placement).ok_or("bad placement in manifest")?;
+        let uncertain = recognition.uncertain();
+        let wrong: Vec<Wrong> = Square::ALL
+            .into_iter()
+            .filter_map(|sq| {
+                let t = piece_class(truth.piece_at(sq));
+                let r = piece_class(recognition.placement.piece_at(sq));
+                (t != r).then(|| Wrong {
+                    square: sq,
+                    truth: class_char(t),
+                    read: class_char(r),
+                    flagged: uncertain.contains(&sq),
+                })
+            })
+            .collect();
+        let corner_error = truth_corners.map(|truth_corners| {
+            let side = ((truth_corners[1][0] - truth_corners[0][0]).powi(2)
+                + (truth_corners[1][1] - truth_corners[0][1]).powi(2))
+            .sqrt()
+            .max(1.0);
+            let mean = truth_corners
+                .iter()
+                .zip(recognition.corners.iter())
+                .map(|(a, b)| ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt())
+                .sum::<f32>()
+                / 4.0;
+            100.0 * mean / side
+        });
+        Ok(Result1 {
+            exact: wrong.is_empty(),
+            oriented_right: recognition.flipped == flipped,
+            corner_error,
+            flags: uncertain.len(),
+            wrong,
+        })
+    };
+    let result = run();
+    Outcome {
+        seconds: started.elapsed().as_secs_f64(),
+        error: result.as_ref().err().cloned(),
+        result: result.ok(),
+    }
+}

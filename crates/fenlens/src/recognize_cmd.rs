@@ -1,0 +1,261 @@
+//! `fenlens recognize`: pictures in, one FEN line (or JSON object) per picture out.
+
+use std::io::{IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, ValueEnum};
+use fenlens_fen::shakmaty::Square;
+use fenlens_vision::classify::class_char;
+use fenlens_vision::{Castling, Flipped, Options, Recognition, Recognizer};
+use rayon::prelude::*;
+use serde_json::json;
+
+use crate::render_cmd::progress_bar;
+
+/// Arguments of `fenlens recognize`.
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Output: exactly one line per picture on stdout, in input order: the six-field FEN\n\
+(or, with --json, one JSON object). A picture that cannot be read prints \"FILE: message\" on\n\
+stderr and the others go on.\n\n\
+Exit status: 0 when every picture was read, 1 when any failed, 2 on usage errors.\n\n\
+Examples:\n  \
+    fenlens recognize examples/start.png\n  \
+    fenlens recognize --side b --json screenshot.png\n  \
+    fenlens recognize --annotate checked/ pictures/"
+)]
+pub struct RecognizeArgs {
+    /// Pictures (PNG, JPEG, WebP, GIF, BMP), folders of pictures, or - for one picture on stdin.
+    #[arg(required = true, value_name = "IMAGE")]
+    images: Vec<PathBuf>,
+
+    /// Side to move.
+    #[arg(long, value_enum, default_value_t = Side::W)]
+    side: Side,
+
+    /// Castling rights: auto (every right whose king and rook stand on their home squares),
+    /// none, or letters such as KQkq.
+    #[arg(long, default_value = "auto")]
+    castling: String,
+
+    /// En passant square, e.g. e3.
+    #[arg(long, value_name = "SQUARE")]
+    ep: Option<String>,
+
+    /// Black at the bottom: decide from the position (auto), or say so.
+    #[arg(long, value_enum, default_value_t = FlippedArg::Auto)]
+    flipped: FlippedArg,
+
+    /// Print one JSON object per picture with corners, per-square confidences, uncertain squares
+    /// and the checker's diagnostics.
+    #[arg(long)]
+    json: bool,
+
+    /// Write the picture with the detected grid and uncertain squares marked, and the recognized
+    /// board beside it (a .png file for one picture, a folder for several).
+    #[arg(long, value_name = "OUT")]
+    annotate: Option<PathBuf>,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+enum Side {
+    /// White to move.
+    W,
+    /// Black to move.
+    B,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+enum FlippedArg {
+    /// Decide from the position.
+    Auto,
+    /// Black at the bottom.
+    Yes,
+    /// White at the bottom.
+    No,
+}
+
+const EXTENSIONS: [&str; 6] = ["png", "jpg", "jpeg", "webp", "gif", "bmp"];
+
+/// Whether a path looks like a picture file by its extension.
+fn is_picture(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+}
+
+fn expand(inputs: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for input in inputs {
+        if input.is_dir() {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(input)
+                .with_context(|| format!("reading {}", input.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| is_picture(p))
+                .collect();
+            files.sort();
+            out.extend(files);
+        } else {
+            out.push(input.clone());
+        }
+    }
+    Ok(out)
+}
+
+fn options(args: &RecognizeArgs) -> Result<Options> {
+    let castling = match args.castling.as_str() {
+        "auto" => Castling::Auto,
+        "none" | "-" => Castling::None,
+        letters if !letters.is_empty() && letters.chars().all(|c| "KQkq".contains(c)) => {
+            Castling::Given(letters.to_string())
+        }
+        other => bail!("--castling must be auto, none or letters from KQkq, not {other:?}"),
+    };
+    let en_passant = args
+        .ep
+        .as_deref()
+        .map(|s| {
+            s.parse::<Square>()
+                .map_err(|_| anyhow::anyhow!("--ep must be a square like e3, not {s:?}"))
+        })
+        .transpose()?;
+    Ok(Options {
+        black_to_move: matches!(args.side, Side::B),
+        castling,
+        en_passant,
+        flipped: match args.flipped {
+            FlippedArg::Auto => Flipped::Auto,
+            FlippedArg::Yes => Flipped::Yes,
+            FlippedArg::No => Flipped::No,
+        },
+    })
+}
+
+/// The `--json` object for one picture.
+pub fn recognition_json(file: &str, r: &Recognition) -> serde_json::Value {
+    let uncertain: Vec<String> = r.uncertain().iter().map(|s| s.to_string()).collect();
+    let mut squares: Vec<_> = r.squares.iter().collect();
+    squares.sort_by_key(|s| (7 - s.square.rank() as u32, s.square.file() as u32));
+    let squares: Vec<serde_json::Value> = squares
+        .iter()
+        .map(|s| {
+            let piece = (s.class != 0).then(|| class_char(s.class).to_string());
+            let alternatives: Vec<serde_json::Value> = s
+                .alternatives()
+                .into_iter()
+                .take(3)
+                .map(|(c, p)| {
+                    let name = (c != 0).then(|| class_char(c).to_string());
+                    json!([name, round(p)])
+                })
+                .collect();
+            json!({
+                "square": s.square.to_string(),
+                "piece": piece,
+                "confidence": round(s.confidence()),
+                "alternatives": alternatives,
+            })
+        })
+        .collect();
+    json!({
+        "file": file,
+        "fen": r.fen,
+        "placement": r.placement.board_fen().to_string(),
+        "flipped": r.flipped,
+        "orientation_confidence": round(r.orientation_confidence),
+        "board": {"corners": r.corners.map(|c| [round(c[0]), round(c[1])])},
+        "squares": squares,
+        "uncertain": uncertain,
+        "diagnostics": r.report.diagnostics,
+    })
+}
+
+fn round(v: f32) -> f64 {
+    (v as f64 * 1000.0).round() / 1000.0
+}
+
+/// Runs `fenlens recognize`.
+pub fn run(args: RecognizeArgs) -> Result<ExitCode> {
+    let options = options(&args)?;
+    let recognizer = Recognizer::new()?;
+    let files = expand(&args.images)?;
+    if files.is_empty() {
+        bail!("no pictures found in the given folders");
+    }
+    let annotate_dir = match &args.annotate {
+        Some(path) if files.len() > 1 || path.is_dir() => {
+            std::fs::create_dir_all(path)
+                .with_context(|| format!("creating {}", path.display()))?;
+            Some(path.clone())
+        }
+        _ => None,
+    };
+    let bar = if files.len() > 1 && std::io::stderr().is_terminal() {
+        progress_bar(files.len() as u64, "recognizing")
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let results: Vec<Result<(String, Recognition), String>> = files
+        .par_iter()
+        .map(|file| {
+            let name = file.display().to_string();
+            let bytes = if file.as_os_str() == "-" {
+                let mut buffer = Vec::new();
+                std::io::stdin()
+                    .lock()
+                    .read_to_end(&mut buffer)
+                    .map_err(|e| format!("{name}: {e}"))?;
+                buffer
+            } else {
+                std::fs::read(file).map_err(|e| format!("{name}: {e}"))?
+            };
+            let result = recognizer
+                .recognize_bytes(&bytes, &options)
+                .map_err(|e| format!("{name}: {e}"));
+            if let (Ok(r), Some(out)) = (&result, &args.annotate) {
+                let target = match &annotate_dir {
+                    Some(dir) => dir.join(format!(
+                        "{}.annotated.png",
+                        file.file_stem()
+                            .map(|s| s.to_string_lossy().into_owned())
+                            .unwrap_or_else(|| "stdin".into())
+                    )),
+                    None => out.clone(),
+                };
+                if let Err(e) = crate::annotate::write(&bytes, r, &target) {
+                    eprintln!("{name}: cannot write {}: {e:#}", target.display());
+                }
+            }
+            bar.inc(1);
+            result.map(|r| (name, r))
+        })
+        .collect();
+    bar.finish_and_clear();
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut all_ok = true;
+    for result in results {
+        match result {
+            Ok((name, r)) => {
+                if args.json {
+                    writeln!(out, "{}", recognition_json(&name, &r))?;
+                } else {
+                    writeln!(out, "{}", r.fen)?;
+                }
+            }
+            Err(message) => {
+                all_ok = false;
+                out.flush()?;
+                eprintln!("{message}");
+            }
+        }
+    }
+    out.flush()?;
+    Ok(if all_ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
