@@ -88,17 +88,23 @@ impl Integral {
     }
 }
 
-/// X-junction responses at one box half-size; returns local maxima.
+/// X-junction responses at one box half-size, evaluated every `stride` pixels; returns local
+/// maxima (positions refined to a fraction of the stride).
 fn junctions_at(integral: &Integral, h: usize) -> Vec<Junction> {
     let (w, hgt) = (integral.width, integral.height);
     if w < 2 * h + 3 || hgt < 2 * h + 3 {
         return Vec::new();
     }
+    // Large boxes find corners of large squares: a coarser grid is precise enough there.
+    let stride = (h / 3).max(1);
     let area = (h * h) as f32;
-    let mut response = vec![0f32; w * hgt];
-    let mut polarity = vec![0i8; w * hgt];
-    for y in h..=hgt - h {
-        for x in h..=w - h {
+    let (gw, gh) = ((w - 2 * h) / stride + 1, (hgt - 2 * h) / stride + 1);
+    let mut response = vec![0f32; gw * gh];
+    let mut polarity = vec![0i8; gw * gh];
+    for gy in 0..gh {
+        let y = h + gy * stride;
+        for gx in 0..gw {
+            let x = h + gx * stride;
             let a = integral.sum(x - h, y - h, x, y) as f32 / area;
             let b = integral.sum(x, y - h, x + h, y) as f32 / area;
             let c = integral.sum(x - h, y, x, y + h) as f32 / area;
@@ -110,26 +116,26 @@ fn junctions_at(integral: &Integral, h: usize) -> Vec<Junction> {
                 .min((d - c).abs());
             let r = across - (a - d).abs() - (b - c).abs();
             if r > MIN_RESPONSE {
-                let i = y * w + x;
+                let i = gy * gw + gx;
                 response[i] = r;
                 polarity[i] = if a + d > b + c { 1 } else { -1 };
             }
         }
     }
-    // Local maxima in a (2h+1)-wide window, with a sub-pixel peak.
-    let radius = h.max(2);
+    // Local maxima within about h pixels, with a sub-cell peak.
+    let radius = (h / stride).max(2);
     let mut out = Vec::new();
-    for y in radius..hgt.saturating_sub(radius) {
-        for x in radius..w.saturating_sub(radius) {
-            let r = response[y * w + x];
+    for gy in 1..gh.saturating_sub(1) {
+        for gx in 1..gw.saturating_sub(1) {
+            let r = response[gy * gw + gx];
             if r <= 0.0 {
                 continue;
             }
             let mut is_max = true;
-            'window: for yy in y - radius..=y + radius {
-                for xx in x - radius..=x + radius {
-                    let other = response[yy * w + xx];
-                    if other > r || (other == r && (yy, xx) < (y, x)) {
+            'window: for yy in gy.saturating_sub(radius)..=(gy + radius).min(gh - 1) {
+                for xx in gx.saturating_sub(radius)..=(gx + radius).min(gw - 1) {
+                    let other = response[yy * gw + xx];
+                    if other > r || (other == r && (yy, xx) < (gy, gx)) {
                         is_max = false;
                         break 'window;
                     }
@@ -146,13 +152,17 @@ fn junctions_at(integral: &Integral, h: usize) -> Vec<Junction> {
                     (0.5 * (l - r) / denom).clamp(-0.5, 0.5)
                 }
             };
-            let dx = peak(response[y * w + x - 1], r, response[y * w + x + 1]);
-            let dy = peak(response[(y - 1) * w + x], r, response[(y + 1) * w + x]);
+            let dx = peak(response[gy * gw + gx - 1], r, response[gy * gw + gx + 1]);
+            let dy = peak(
+                response[(gy - 1) * gw + gx],
+                r,
+                response[(gy + 1) * gw + gx],
+            );
             out.push(Junction {
-                x: x as f32 + dx,
-                y: y as f32 + dy,
+                x: (h + gx * stride) as f32 + dx * stride as f32,
+                y: (h + gy * stride) as f32 + dy * stride as f32,
                 response: r,
-                polarity: polarity[y * w + x],
+                polarity: polarity[gy * gw + gx],
                 scale: h,
             });
         }
@@ -368,7 +378,59 @@ fn vote(junctions: &[Junction]) -> Vec<Hypothesis> {
             break;
         }
     }
+    hypotheses.extend(axis_votes(junctions));
     hypotheses
+}
+
+/// Spacing hypotheses for boards that are not rotated: every pair of opposite-polarity junctions
+/// on one row or column votes for its distance; a lattice votes most for its spacing (pairs of
+/// opposite polarity are an odd number of squares apart, and neighbours are the most common).
+fn axis_votes(junctions: &[Junction]) -> Vec<Hypothesis> {
+    const MAX_SPACING: usize = 400;
+    let mut votes = vec![0f32; MAX_SPACING + 2];
+    for (i, a) in junctions.iter().enumerate() {
+        for b in &junctions[i + 1..] {
+            if a.polarity == b.polarity {
+                continue;
+            }
+            let (dx, dy) = ((a.x - b.x).abs(), (a.y - b.y).abs());
+            let (along, across) = if dx > dy { (dx, dy) } else { (dy, dx) };
+            let min_scale = a.scale.min(b.scale) as f32;
+            if across > 1.5 || along < (2.0 * min_scale).max(5.0) || along >= MAX_SPACING as f32 {
+                continue;
+            }
+            let weight = min_scale.sqrt();
+            let bin = along.round() as usize;
+            votes[bin] += weight;
+        }
+    }
+    // Smooth over neighbouring pixels, then take the strongest separated peaks.
+    let smooth: Vec<f32> = (0..votes.len())
+        .map(|i| {
+            let lo = i.saturating_sub(1);
+            let hi = (i + 1).min(votes.len() - 1);
+            votes[lo..=hi].iter().sum()
+        })
+        .collect();
+    let mut peaks: Vec<(f32, usize)> = (5..MAX_SPACING)
+        .filter(|&i| smooth[i] > 0.0 && smooth[i] >= smooth[i - 1] && smooth[i] >= smooth[i + 1])
+        .map(|i| (smooth[i], i))
+        .collect();
+    peaks.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let mut out: Vec<Hypothesis> = Vec::new();
+    for (_, i) in peaks {
+        let spacing = i as f32;
+        if out.iter().all(|h| (h.spacing / spacing - 1.0).abs() > 0.06) {
+            out.push(Hypothesis {
+                angle: 0.0,
+                spacing,
+            });
+        }
+        if out.len() >= 5 {
+            break;
+        }
+    }
+    out
 }
 
 /// Indexes junctions on the lattice given by `to_lattice` (pixel → fractional index); returns
@@ -409,7 +471,8 @@ fn index_junctions(
     indexed
 }
 
-/// The 7x7 window of lattice indices with the most junctions inside and the fewest just outside.
+/// The 7x7 window of lattice indices with the most junctions inside and the fewest just outside
+/// (a board has exactly 7x7 inner corners). Returns the window's first index, score and count.
 fn best_window(indexed: &[((i32, i32), Junction)]) -> Option<((i32, i32), f32, usize)> {
     if indexed.is_empty() {
         return None;
@@ -421,26 +484,52 @@ fn best_window(indexed: &[((i32, i32), Junction)]) -> Option<((i32, i32), f32, u
         kmin = kmin.min(*k);
         kmax = kmax.max(*k);
     }
-    if (imax - imin) > 200 || (kmax - kmin) > 200 {
+    if (imax - imin) > 300 || (kmax - kmin) > 300 {
         return None;
     }
+    // Prefix sums over a padded grid of weights and counts.
+    let pad = 8;
+    let (w, h) = (
+        (imax - imin + 1 + 2 * pad) as usize,
+        (kmax - kmin + 1 + 2 * pad) as usize,
+    );
+    let mut weight = vec![0f32; (w + 1) * (h + 1)];
+    let mut count = vec![0u32; (w + 1) * (h + 1)];
+    for ((i, k), j) in indexed {
+        let (x, y) = ((i - imin + pad) as usize + 1, (k - kmin + pad) as usize + 1);
+        weight[y * (w + 1) + x] += j.response.sqrt();
+        count[y * (w + 1) + x] += 1;
+    }
+    for y in 1..=h {
+        for x in 1..=w {
+            let i = y * (w + 1) + x;
+            weight[i] += weight[i - 1] + weight[i - (w + 1)] - weight[i - (w + 1) - 1];
+            count[i] += count[i - 1] + count[i - (w + 1)] - count[i - (w + 1) - 1];
+        }
+    }
+    let rect = |table: &[f32], x0: usize, y0: usize, x1: usize, y1: usize| {
+        table[y1 * (w + 1) + x1] - table[y0 * (w + 1) + x1] - table[y1 * (w + 1) + x0]
+            + table[y0 * (w + 1) + x0]
+    };
+    let rect_count = |x0: usize, y0: usize, x1: usize, y1: usize| {
+        count[y1 * (w + 1) + x1] + count[y0 * (w + 1) + x0]
+            - count[y0 * (w + 1) + x1]
+            - count[y1 * (w + 1) + x0]
+    };
     let mut best: Option<((i32, i32), f32, usize)> = None;
-    for i0 in imin - 6..=imax {
-        for k0 in kmin - 6..=kmax {
-            let (mut inside, mut count, mut ring) = (0.0f32, 0usize, 0.0f32);
-            for ((i, k), j) in indexed {
-                let di = i - i0;
-                let dk = k - k0;
-                if (0..7).contains(&di) && (0..7).contains(&dk) {
-                    inside += j.response.sqrt();
-                    count += 1;
-                } else if (-1..8).contains(&di) && (-1..8).contains(&dk) {
-                    ring += j.response.sqrt();
-                }
+    // Window origins (grid coordinates) such that the 9x9 ring fits in the padded grid.
+    for y0 in 1..=h.saturating_sub(8) {
+        for x0 in 1..=w.saturating_sub(8) {
+            let inside = rect(&weight, x0, y0, x0 + 7, y0 + 7);
+            if inside <= 0.0 {
+                continue;
             }
+            let ring = rect(&weight, x0 - 1, y0 - 1, x0 + 8, y0 + 8) - inside;
             let score = inside - 1.5 * ring;
             if best.is_none_or(|b| score > b.1) {
-                best = Some(((i0, k0), score, count));
+                let n = rect_count(x0, y0, x0 + 7, y0 + 7) as usize;
+                let origin = (x0 as i32 - pad + imin, y0 as i32 - pad + kmin);
+                best = Some((origin, score, n));
             }
         }
     }
@@ -559,9 +648,38 @@ fn fit_hypothesis(all: &[Junction], hypothesis: Hypothesis) -> Option<Fit> {
     // The pairs were indexed from the window's first inner corner, so (0, 0) is that corner.
     let homography = h;
     let matched = inside.len();
+    // In a real board the junctions found at the board's scale inside it are nearly all its
+    // corners; in clutter (noise, photos, text) most are not.
+    let inverse = invert(&h)?;
+    let within = junctions
+        .iter()
+        .filter(|j| {
+            let (u, v) = inverse.apply(j.x as f64, j.y as f64);
+            (-0.5..6.5).contains(&u) && (-0.5..6.5).contains(&v)
+        })
+        .count();
+    if (matched as f32) < 0.2 * within as f32 {
+        return None;
+    }
+    // A real grid fits its corners closely; chance alignments in clutter do not.
+    let residual = (inside
+        .iter()
+        .map(|j| {
+            let (u, v) = inverse.apply(j.x as f64, j.y as f64);
+            (u - u.round()).powi(2) + (v - v.round()).powi(2)
+        })
+        .sum::<f64>()
+        / matched.max(1) as f64)
+        .sqrt();
+    if std::env::var_os("FENLENS_DEBUG").is_some() {
+        eprintln!("    matched {matched}, within {within}, residual {residual:.3}");
+    }
+    if residual > 0.13 {
+        return None;
+    }
     let strength: f32 = inside.iter().map(|j| j.response.sqrt()).sum();
     // Larger boards win over thumbnails with as many junctions.
-    let score = strength * (1.0 + 0.35 * spacing.max(1.0).log2());
+    let score = matched as f32 * (1.0 + 0.5 * spacing.max(1.0).log2()) + 0.01 * strength;
     Some(Fit {
         homography,
         matched,
@@ -651,7 +769,7 @@ pub fn locate(image: &RgbImage) -> Result<Located, VisionError> {
     // give many strong junctions, but only at small box sizes).
     let weight = |j: &Junction| j.response * (j.scale as f32).sqrt();
     junctions.sort_by(|a, b| weight(b).total_cmp(&weight(a)));
-    junctions.truncate(2500);
+    junctions.truncate(1500);
     let hypotheses = vote(&junctions);
     if std::env::var_os("FENLENS_DEBUG").is_some() {
         eprintln!("{} junctions; hypotheses {hypotheses:?}", junctions.len());
@@ -722,8 +840,10 @@ mod tests {
     #[test]
     fn no_board_in_noise() {
         let mut image = RgbImage::new(200, 150);
-        for (x, y, p) in image.enumerate_pixels_mut() {
-            let v = ((x * 7 + y * 13) % 255) as u8;
+        let mut state = 12345u32;
+        for p in image.pixels_mut() {
+            state = state.wrapping_mul(1664525).wrapping_add(1013904223);
+            let v = (state >> 24) as u8;
             p.0 = [v, v, v];
         }
         assert!(matches!(locate(&image), Err(VisionError::NoBoard)));
