@@ -1,0 +1,222 @@
+//! End-to-end tests of `fenlens recognize`, running the real binary on pictures rendered by
+//! the project: held-out piece sets (never trained on) with fresh seeds, and broken files.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use fenlens_render::dataset::{DatasetOptions, encode, render_indexed};
+use fenlens_render::scene::{Category, Library};
+use fenlens_render::{PieceSet, pieces};
+
+/// Piece sets the shipped model was not trained on (see models/README.md).
+const HELD_OUT: [&str; 5] = ["merida", "chessnut", "fantasy", "governor", "staunty"];
+
+fn fenlens(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fenlens"))
+        .args(args)
+        .output()
+        .expect("run fenlens")
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("fenlens-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn held_out_library() -> Option<Library> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/pieces/lichess");
+    if !root.is_dir() {
+        return None;
+    }
+    let sets = pieces::list_sets(&root).ok()?;
+    let piece_sets: Vec<_> = sets
+        .iter()
+        .filter(|p| HELD_OUT.iter().any(|h| p.ends_with(h)))
+        .map(|p| std::sync::Arc::new(PieceSet::load(p).unwrap()))
+        .collect();
+    Some(Library {
+        piece_sets,
+        textures: Vec::new(),
+    })
+}
+
+/// Renders `count` pictures of `category` into `dir`; returns (path, placement, flipped).
+fn render(dir: &Path, category: Category, count: usize, seed: u64) -> Vec<(PathBuf, String, bool)> {
+    let library = held_out_library().unwrap_or_else(Library::builtin);
+    let options = DatasetOptions {
+        count,
+        seed,
+        mix: vec![category],
+        library,
+    };
+    (0..count)
+        .map(|i| {
+            let sample = render_indexed(&options, i);
+            let (bytes, ext) = encode(&sample).unwrap();
+            let path = dir.join(format!("{}-{i}.{ext}", category.name()));
+            std::fs::write(&path, bytes).unwrap();
+            (
+                path,
+                sample.boards[0].placement.clone(),
+                sample.boards[0].flipped,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn clean_held_out_pictures_are_read_exactly() {
+    let dir = temp_dir("clean");
+    let pictures = render(&dir, Category::Clean, 12, 20261129);
+    let mut args = vec!["recognize", "--json"];
+    let paths: Vec<String> = pictures.iter().map(|p| p.0.display().to_string()).collect();
+    args.extend(paths.iter().map(String::as_str));
+    let out = fenlens(&args);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        lines.len(),
+        pictures.len(),
+        "one line per picture: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut exact = 0;
+    for ((path, placement, _), json) in pictures.iter().zip(&lines) {
+        assert_eq!(
+            json["file"],
+            path.display().to_string(),
+            "results keep input order"
+        );
+        assert_eq!(json["squares"].as_array().unwrap().len(), 64);
+        if json["placement"] == placement.as_str() {
+            exact += 1;
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+    // Measured 97% on 600 such pictures (models/README.md); allow for the small sample.
+    assert!(
+        exact >= 9,
+        "only {exact} of {} clean boards exact",
+        pictures.len()
+    );
+}
+
+#[test]
+fn hard_pictures_reach_a_minimum_square_accuracy() {
+    let dir = temp_dir("hard");
+    let mut pictures = render(&dir, Category::Screenshot, 4, 777);
+    pictures.extend(render(&dir, Category::Small, 4, 778));
+    pictures.extend(render(&dir, Category::Overlay, 4, 779));
+    let mut args = vec!["recognize", "--json", "--flipped", "auto"];
+    let paths: Vec<String> = pictures.iter().map(|p| p.0.display().to_string()).collect();
+    args.extend(paths.iter().map(String::as_str));
+    let out = fenlens(&args);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut right = 0;
+    let mut total = 0;
+    for (line, (_, placement, _)) in text.lines().zip(&pictures) {
+        let json: serde_json::Value = serde_json::from_str(line).unwrap();
+        let got = fenlens_fen::read(json["placement"].as_str().unwrap().as_bytes())
+            .setup
+            .unwrap()
+            .board;
+        let want = fenlens_fen::read(placement.as_bytes()).setup.unwrap().board;
+        for sq in fenlens_fen::shakmaty::Square::ALL {
+            total += 1;
+            right += usize::from(got.piece_at(sq) == want.piece_at(sq));
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(total >= 64 * 10, "most pictures read: {total}");
+    let accuracy = right as f64 / total as f64;
+    assert!(accuracy > 0.9, "square accuracy {accuracy:.3}");
+}
+
+#[test]
+fn broken_files_give_errors_not_panics() {
+    let dir = temp_dir("broken");
+    let empty = dir.join("empty.png");
+    std::fs::write(&empty, b"").unwrap();
+    let text = dir.join("text.png");
+    std::fs::write(&text, b"this is not a picture at all").unwrap();
+    // A truncated PNG and one whose header claims 50000x50000 pixels.
+    let mut png = Vec::new();
+    image::RgbImage::new(64, 64)
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    let truncated = dir.join("truncated.png");
+    std::fs::write(&truncated, &png[..png.len() / 2]).unwrap();
+    let mut huge_bytes = png.clone();
+    huge_bytes[16..20].copy_from_slice(&50_000u32.to_be_bytes());
+    huge_bytes[20..24].copy_from_slice(&50_000u32.to_be_bytes());
+    let huge = dir.join("huge.png");
+    std::fs::write(&huge, huge_bytes).unwrap();
+    // A picture without a board: grey with some text-like bars.
+    let mut plain = image::RgbImage::from_pixel(300, 200, image::Rgb([230, 230, 230]));
+    for y in (20..180).step_by(20) {
+        for x in 20..(100 + y) {
+            for t in 0..6 {
+                plain.put_pixel(x, y + t, image::Rgb([40, 40, 40]));
+            }
+        }
+    }
+    let no_board = dir.join("no-board.png");
+    plain.save(&no_board).unwrap();
+    let files = [&empty, &text, &truncated, &huge, &no_board];
+    let paths: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
+    let mut args = vec!["recognize"];
+    args.extend(paths.iter().map(String::as_str));
+    let out = fenlens(&args);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    for path in &paths {
+        assert!(
+            err.contains(&format!("{path}: ")),
+            "no error line for {path}: {err}"
+        );
+    }
+    assert!(err.contains("no-board.png: no chessboard found"), "{err}");
+    assert!(err.contains("empty.png: not a readable picture"), "{err}");
+}
+
+#[test]
+fn shipped_example_gives_its_fen() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/example.png");
+    let out = fenlens(&["recognize", example.to_str().unwrap()]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let fen = String::from_utf8(out.stdout).unwrap();
+    // The example is the Sicilian after 1.e4 c5, drawn by `fenlens render` (examples/README.md).
+    assert_eq!(
+        fen.trim(),
+        "rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 1"
+    );
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_eq!(fenlens(&["recognize"]).status.code(), Some(2));
+    assert_eq!(
+        fenlens(&["recognize", "--side", "x", "a.png"])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        fenlens(&["recognize", "--castling", "XYZ", "a.png"])
+            .status
+            .code(),
+        Some(2)
+    );
+}
