@@ -166,6 +166,6 @@ mod tests {
         let input = Tensor::zeros((3, 1, CROP, CROP), DType::F32, &Device::Cpu).unwrap();
         let out = net.forward(&input).unwrap();
         assert_eq!(out.dims(), &[3, CLASSES]);
-        assert!(MULTIPLY_ADDS_PER_SQUARE * 64 < 50_000_000);
+        const { assert!(MULTIPLY_ADDS_PER_SQUARE * 64 < 50_000_000) };
     }
 }

@@ -170,6 +170,9 @@ fn junctions_at(integral: &Integral, h: usize) -> Vec<Junction> {
     out
 }
 
+/// A correspondence: lattice point (u, v) to picture point (x, y).
+type Pair = ((f64, f64), (f64, f64));
+
 /// A homography as a 3x3 row-major matrix (f64).
 #[derive(Clone, Copy, Debug)]
 struct Homography([f64; 9]);
@@ -185,7 +188,7 @@ impl Homography {
     }
 
     /// Least-squares fit from (u, v) → (x, y) pairs (at least 4), with h33 = 1.
-    fn fit(pairs: &[((f64, f64), (f64, f64))]) -> Option<Homography> {
+    fn fit(pairs: &[Pair]) -> Option<Homography> {
         if pairs.len() < 4 {
             return None;
         }
@@ -261,8 +264,9 @@ fn solve8(mut a: [[f64; 8]; 8], mut b: [f64; 8]) -> Option<[f64; 8]> {
         b.swap(col, pivot);
         for row in col + 1..8 {
             let f = a[row][col] / a[col][col];
-            for k in col..8 {
-                a[row][k] -= f * a[col][k];
+            let pivot_row = a[col];
+            for (value, p) in a[row][col..].iter_mut().zip(&pivot_row[col..]) {
+                *value -= f * p;
             }
             b[row] -= f * b[col];
         }
@@ -369,7 +373,7 @@ fn vote(junctions: &[Junction]) -> Vec<Hypothesis> {
         let spacing = spacings[spacings.len() / 2];
         let duplicate = hypotheses.iter().any(|h| {
             let da = (h.angle - angle).rem_euclid(90.0);
-            (da < 3.0 || da > 87.0) && (h.spacing / spacing - 1.0).abs() < 0.08
+            !(3.0..=87.0).contains(&da) && (h.spacing / spacing - 1.0).abs() < 0.08
         });
         if !duplicate {
             hypotheses.push(Hypothesis { angle, spacing });
@@ -603,7 +607,7 @@ fn fit_hypothesis(all: &[Junction], hypothesis: Hypothesis) -> Option<Fit> {
     let mut homography: Option<Homography> = None;
     let mut origin = (i0, k0);
     for round in 0..4 {
-        let pairs: Vec<((f64, f64), (f64, f64))> = indexed
+        let pairs: Vec<Pair> = indexed
             .iter()
             .filter(|((i, k), _)| {
                 (0..7).contains(&(i - origin.0)) && (0..7).contains(&(k - origin.1))
