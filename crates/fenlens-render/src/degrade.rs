@@ -24,6 +24,18 @@ pub fn scale(image: &RgbImage, points: &mut Points, factor: f32, filter: FilterT
     image::imageops::resize(image, w, h, filter)
 }
 
+/// Puts the picture on a larger `rgb` canvas with `pad` pixels on every side, moving the points.
+pub fn surround(image: &RgbImage, points: &mut Points, pad: u32, rgb: [u8; 3]) -> RgbImage {
+    let mut canvas =
+        RgbImage::from_pixel(image.width() + 2 * pad, image.height() + 2 * pad, Rgb(rgb));
+    image::imageops::overlay(&mut canvas, image, pad as i64, pad as i64);
+    for p in points.iter_mut() {
+        p[0] += pad as f32;
+        p[1] += pad as f32;
+    }
+    canvas
+}
+
 /// Encodes as JPEG at `quality` (1-100) and decodes again.
 pub fn jpeg(image: &RgbImage, quality: u8) -> RgbImage {
     let mut bytes = Vec::new();

@@ -412,17 +412,7 @@ fn clean(rng: &mut impl RngExt, library: &Library, category: Category) -> Sample
             0.1,
             rng.random_range(0.1..0.95),
         );
-        let mut canvas = RgbImage::from_pixel(
-            image.width() + 2 * pad,
-            image.height() + 2 * pad,
-            image::Rgb(bg),
-        );
-        image::imageops::overlay(&mut canvas, &image, pad as i64, pad as i64);
-        image = canvas;
-        for c in corners.iter_mut() {
-            c[0] += pad as f32;
-            c[1] += pad as f32;
-        }
+        image = degrade::surround(&image, &mut corners, pad, bg);
     }
     Sample {
         image,
@@ -737,18 +727,17 @@ fn transform(sample: &mut Sample, f: impl FnOnce(&RgbImage, &mut Points) -> RgbI
 fn pad(sample: &mut Sample, fraction: f32, rgb: Rgb, rng: &mut impl RngExt) {
     let (w, h) = sample.image.dimensions();
     let p = (fraction * w.max(h) as f32) as u32;
-    let mut canvas = RgbImage::from_pixel(w + 2 * p, h + 2 * p, image::Rgb(rgb));
-    // Desk-like texture: low-frequency noise.
-    degrade::noise(&mut canvas, 6.0, rng);
-    image::imageops::overlay(&mut canvas, &sample.image, p as i64, p as i64);
-    sample.image = canvas;
-    transform(sample, |img, points| {
-        for q in points.iter_mut() {
-            q[0] += p as f32;
-            q[1] += p as f32;
+    transform(sample, |img, points| degrade::surround(img, points, p, rgb));
+    // Desk-like texture around the picture.
+    let mut desk =
+        RgbImage::from_pixel(sample.image.width(), sample.image.height(), image::Rgb(rgb));
+    degrade::noise(&mut desk, 6.0, rng);
+    for (x, y, pixel) in sample.image.enumerate_pixels_mut() {
+        let inside = x >= p && y >= p && x < p + w && y < p + h;
+        if !inside {
+            *pixel = *desk.get_pixel(x, y);
         }
-        img.clone()
-    });
+    }
 }
 
 fn photo(rng: &mut impl RngExt, library: &Library) -> Sample {

@@ -7,7 +7,8 @@
 
 use candle_core::{DType, Device, Module, Tensor};
 use candle_nn::{Conv2d, Conv2dConfig, Linear, VarBuilder, conv2d, linear};
-use fenlens_fen::shakmaty::{Color, Piece, Role};
+use fenlens_fen::shakmaty::Piece;
+use fenlens_render::pieces::{PIECES, piece_index};
 
 use crate::VisionError;
 use crate::rectify::CROP;
@@ -15,36 +16,14 @@ use crate::rectify::CROP;
 /// Number of classes: empty, then White P N B R Q K, then Black P N B R Q K.
 pub const CLASSES: usize = 13;
 
-/// The piece of a class (`None` for empty).
+/// The piece of a class (`None` for empty). Classes 1-12 follow the renderer's piece order.
 pub fn class_piece(class: usize) -> Option<Piece> {
-    if class == 0 || class >= CLASSES {
-        return None;
-    }
-    let roles = [
-        Role::Pawn,
-        Role::Knight,
-        Role::Bishop,
-        Role::Rook,
-        Role::Queen,
-        Role::King,
-    ];
-    let color = if class <= 6 {
-        Color::White
-    } else {
-        Color::Black
-    };
-    Some(Piece {
-        color,
-        role: roles[(class - 1) % 6],
-    })
+    class.checked_sub(1).and_then(|i| PIECES.get(i).copied())
 }
 
 /// The class of a piece (0 for empty).
 pub fn piece_class(piece: Option<Piece>) -> usize {
-    match piece {
-        None => 0,
-        Some(p) => p.role as usize + if p.color.is_white() { 0 } else { 6 },
-    }
+    piece.map_or(0, |p| piece_index(p) + 1)
 }
 
 /// The FEN letter of a class (`.` for empty).

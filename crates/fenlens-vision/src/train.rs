@@ -83,18 +83,8 @@ pub fn training_board(rng: &mut impl RngExt, library: &Library) -> TrainingBoard
         rng.random_range(0.0..0.4),
         rng.random_range(0.05..0.95),
     );
-    let mut canvas = RgbImage::from_pixel(
-        image.width() + 2 * pad,
-        image.height() + 2 * pad,
-        image::Rgb(bg),
-    );
-    image::imageops::overlay(&mut canvas, &image, pad as i64, pad as i64);
-    image = canvas;
-    let mut corners: degrade::Points = drawn
-        .corners()
-        .iter()
-        .map(|c| [c[0] + pad as f32, c[1] + pad as f32])
-        .collect();
+    let mut corners: degrade::Points = drawn.corners().to_vec();
+    image = degrade::surround(&image, &mut corners, pad, bg);
     if book {
         image = image::DynamicImage::ImageRgb8(image).grayscale().to_rgb8();
         degrade::paper_tone(&mut image, rng);
