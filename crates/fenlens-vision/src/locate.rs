@@ -754,18 +754,32 @@ pub fn locate(image: &RgbImage) -> Result<Located, VisionError> {
         .map(|p| ((p.0[0] as u32 * 77 + p.0[1] as u32 * 150 + p.0[2] as u32 * 29) >> 8) as u8)
         .collect();
     let integral = Integral::new(&gray, ww, wh);
+    // Merge junctions found at several scales: a grid of 2-pixel cells finds neighbours fast.
     let mut junctions: Vec<Junction> = Vec::new();
+    let mut cells: std::collections::HashMap<(i32, i32), Vec<usize>> = Default::default();
+    let cell = |x: f32, y: f32| ((x / 2.0).floor() as i32, (y / 2.0).floor() as i32);
     for &scale in &SCALES {
         for j in junctions_at(&integral, scale) {
-            // Merge with a junction already found at a smaller scale nearby.
-            match junctions.iter_mut().find(|o| {
-                (o.x - j.x).abs() < 2.0 && (o.y - j.y).abs() < 2.0 && o.polarity == j.polarity
-            }) {
-                Some(existing) => {
-                    existing.response = existing.response.max(j.response);
-                    existing.scale = existing.scale.max(j.scale);
+            let (cx, cy) = cell(j.x, j.y);
+            let existing = (-1..=1)
+                .flat_map(|dy| (-1..=1).map(move |dx| (cx + dx, cy + dy)))
+                .filter_map(|key| cells.get(&key))
+                .flatten()
+                .copied()
+                .find(|&i| {
+                    let o = &junctions[i];
+                    (o.x - j.x).abs() < 2.0 && (o.y - j.y).abs() < 2.0 && o.polarity == j.polarity
+                });
+            match existing {
+                Some(i) => {
+                    let o = &mut junctions[i];
+                    o.response = o.response.max(j.response);
+                    o.scale = o.scale.max(j.scale);
                 }
-                None => junctions.push(j),
+                None => {
+                    cells.entry((cx, cy)).or_default().push(junctions.len());
+                    junctions.push(j);
+                }
             }
         }
     }

@@ -61,7 +61,7 @@ pub fn rectify(image: &RgbImage, corners: [[f32; 2]; 4]) -> Option<Rectified> {
         / 2.0;
     // Supersample when the board is larger than its rectified size.
     let factor = picture_side / (8 * SQUARE) as f32;
-    let samples = (factor.ceil() as usize).clamp(1, 4);
+    let samples = (factor.ceil() as usize).clamp(1, 3);
     let inv = 1.0 / (8 * SQUARE) as f32;
     let mut gray = vec![0.0f32; BOARD * BOARD];
     for row in 0..BOARD {
