@@ -57,6 +57,8 @@ struct TruthBoard {
     placement: String,
     flipped: bool,
     corners: [[f32; 2]; 4],
+    #[serde(default)]
+    position: Option<String>,
 }
 
 #[derive(Default)]
@@ -105,21 +107,26 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
     let recognizer = Recognizer::new()?;
     let bar = progress_bar(entries.len() as u64, "evaluating");
     let started = Instant::now();
-    let outcomes: Vec<(String, Outcome)> = entries
+    let outcomes: Vec<(Vec<String>, Outcome)> = entries
         .par_iter()
         .map(|entry| {
             let outcome = evaluate(&recognizer, &args, entry);
             bar.inc(1);
-            (entry.category.clone(), outcome)
+            // Rows: the category, the position sampler (orientation depends on it), and all.
+            let mut keys = vec![entry.category.clone(), "all".to_string()];
+            if let Some(kind) = entry.boards.first().and_then(|b| b.position.clone()) {
+                keys.push(format!("pos:{kind}"));
+            }
+            (keys, outcome)
         })
         .collect();
     bar.finish_and_clear();
     let wall = started.elapsed().as_secs_f64();
 
     let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
-    for (category, outcome) in &outcomes {
-        for key in [category.as_str(), "all"] {
-            let t = tallies.entry(key.to_string()).or_default();
+    for (keys, outcome) in &outcomes {
+        for key in keys {
+            let t = tallies.entry(key.clone()).or_default();
             t.pictures += 1;
             t.seconds += outcome.seconds;
             let Some(result) = &outcome.result else {
@@ -143,7 +150,8 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         }
     }
     if args.verbose {
-        for ((category, outcome), entry) in outcomes.iter().zip(&entries) {
+        for ((keys, outcome), entry) in outcomes.iter().zip(&entries) {
+            let category = &keys[0];
             match &outcome.result {
                 None => println!(
                     "{category} {}: {}",
