@@ -9,7 +9,6 @@ use crate::read::side_rook;
 
 use shakmaty::{
     Board, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Piece, Position, Role, Setup,
-    Square,
 };
 
 /// How castling rights are written.
@@ -59,12 +58,13 @@ pub fn write_fen(setup: &Setup, notation: CastlingNotation, en_passant: EnPassan
     write_castling(&mut out, setup, notation);
     out.push(' ');
     let ep_square = match (en_passant, setup.ep_square) {
-        (EnPassantWrite::Legal, Some(square)) => legal_ep_square(setup).or_else(|| {
-            // Keep the square of an invalid position: the checker reports it.
-            Chess::from_setup(setup.clone(), CastlingMode::Chess960)
-                .is_err()
-                .then_some(square)
-        }),
+        (EnPassantWrite::Legal, Some(square)) => {
+            match Chess::from_setup(setup.clone(), CastlingMode::Chess960) {
+                Ok(position) => position.ep_square(EnPassantMode::Legal),
+                // Keep the square of an invalid position: the checker reports it.
+                Err(_) => Some(square),
+            }
+        }
         (_, ep) => ep,
     };
     match ep_square {
@@ -121,12 +121,6 @@ fn write_placement(out: &mut String, board: &Board) {
     }
     // Only ASCII letters, digits and slashes were written.
     out.push_str(std::str::from_utf8(&text[..len]).unwrap_or_default());
-}
-
-fn legal_ep_square(setup: &Setup) -> Option<Square> {
-    Chess::from_setup(setup.clone(), CastlingMode::Chess960)
-        .ok()?
-        .ep_square(EnPassantMode::Legal)
 }
 
 /// Appends field 3.

@@ -294,6 +294,18 @@ fn fill(pixmap: &mut Pixmap, x: f32, y: f32, w: f32, h: f32, rgb: Rgb) {
     }
 }
 
+/// Draws `layer` onto `canvas` with its top-left corner at (`x`, `y`).
+fn paste(canvas: &mut Pixmap, layer: &Pixmap, x: i32, y: i32) {
+    canvas.draw_pixmap(
+        x,
+        y,
+        layer.as_ref(),
+        &PixmapPaint::default(),
+        Transform::identity(),
+        None,
+    );
+}
+
 fn rounded(pixmap: &mut Pixmap, x: f32, y: f32, w: f32, h: f32, r: f32, rgb: Rgb) {
     let r = r.min(w / 2.0).min(h / 2.0);
     let mut pb = PathBuilder::new();
@@ -623,14 +635,7 @@ fn screenshot(rng: &mut impl RngExt, library: &Library) -> (Sample, f32) {
                         &pieces,
                         (thumb / 8.0).max(4.0) as u32,
                     );
-                    canvas.draw_pixmap(
-                        px as i32 + 10,
-                        y as i32,
-                        mini_board.pixmap.as_ref(),
-                        &PixmapPaint::default(),
-                        Transform::identity(),
-                        None,
-                    );
+                    paste(&mut canvas, &mini_board.pixmap, px as i32 + 10, y as i32);
                     let s = mini_board.side;
                     let (x0, y0) = ((px + 10.0).floor(), y.floor());
                     decoys.push([[x0, y0], [x0 + s, y0], [x0 + s, y0 + s], [x0, y0 + s]]);
@@ -666,14 +671,7 @@ fn screenshot(rng: &mut impl RngExt, library: &Library) -> (Sample, f32) {
             }
         }
     }
-    canvas.draw_pixmap(
-        bx as i32,
-        by as i32,
-        board.pixmap.as_ref(),
-        &PixmapPaint::default(),
-        Transform::identity(),
-        None,
-    );
+    paste(&mut canvas, &board.pixmap, bx as i32, by as i32);
     let corners: Vec<[f32; 2]> = board
         .corners()
         .iter()
@@ -879,14 +877,7 @@ fn book(rng: &mut impl RngExt, library: &Library) -> Sample {
             let board = draw_board(&sampled.board, &style, &pieces, (side / 8.0) as u32);
             let x = margin + col as f32 * cell_w + (cell_w - board.pixmap.width() as f32) / 2.0;
             let top = margin + 110.0 + row as f32 * cell_h;
-            page.draw_pixmap(
-                x as i32,
-                top as i32,
-                board.pixmap.as_ref(),
-                &PixmapPaint::default(),
-                Transform::identity(),
-                None,
-            );
+            paste(&mut page, &board.pixmap, x as i32, top as i32);
             let caption = pick(rng, CAPTIONS).to_string();
             let cw = text::width(&caption, Face::Serif, 15.0);
             text::draw(

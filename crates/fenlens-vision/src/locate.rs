@@ -594,14 +594,6 @@ fn fit_hypothesis(all: &[Junction], hypothesis: Hypothesis) -> Option<Fit> {
         },
         0.22,
     );
-    let debug = std::env::var_os("FENLENS_DEBUG").is_some();
-    if debug {
-        eprintln!(
-            "    {} junctions kept, phase ({pu:.2},{pv:.2}), {} indexed",
-            junctions.len(),
-            indexed.len()
-        );
-    }
     let ((i0, k0), _, _) = best_window(&indexed)?;
     // Fit a homography to the window's junctions, then grow: re-index everything through it.
     let mut homography: Option<Homography> = None;
@@ -619,9 +611,6 @@ fn fit_hypothesis(all: &[Junction], hypothesis: Hypothesis) -> Option<Fit> {
                 )
             })
             .collect();
-        if debug {
-            eprintln!("    round {round}: {} pairs", pairs.len());
-        }
         if pairs.len() < MIN_MATCHED.min(8) {
             return None;
         }
@@ -675,9 +664,6 @@ fn fit_hypothesis(all: &[Junction], hypothesis: Hypothesis) -> Option<Fit> {
         .sum::<f64>()
         / matched.max(1) as f64)
         .sqrt();
-    if std::env::var_os("FENLENS_DEBUG").is_some() {
-        eprintln!("    matched {matched}, within {within}, residual {residual:.3}");
-    }
     if residual > 0.13 {
         return None;
     }
@@ -789,16 +775,6 @@ pub fn locate(image: &RgbImage) -> Result<Located, VisionError> {
     junctions.sort_by(|a, b| weight(b).total_cmp(&weight(a)));
     junctions.truncate(1500);
     let hypotheses = vote(&junctions);
-    if std::env::var_os("FENLENS_DEBUG").is_some() {
-        eprintln!("{} junctions; hypotheses {hypotheses:?}", junctions.len());
-        for h in &hypotheses {
-            let fit = fit_hypothesis(&junctions, *h);
-            eprintln!(
-                "  {h:?}: {:?}",
-                fit.map(|f| (f.matched, f.score, f.homography.apply(-1.0, -1.0)))
-            );
-        }
-    }
     let best = hypotheses
         .iter()
         .filter_map(|&hyp| fit_hypothesis(&junctions, hyp))

@@ -8,7 +8,7 @@ use image::RgbImage;
 use serde::Serialize;
 
 use crate::VisionError;
-use crate::classify::{Classifier, class_char, class_piece};
+use crate::classify::Classifier;
 use crate::compose::{SquareReading, as_displayed, compose, placement};
 use crate::decode::decode;
 use crate::locate::locate;
@@ -230,11 +230,6 @@ impl Recognizer {
             timings,
         })
     }
-}
-
-/// The FEN letter of a reading, or `None` for empty.
-pub fn reading_char(reading: &SquareReading) -> Option<char> {
-    class_piece(reading.class).map(|_| class_char(reading.class))
 }
 
 #[cfg(test)]

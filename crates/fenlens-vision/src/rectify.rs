@@ -17,7 +17,7 @@ pub const BOARD: usize = 8 * SQUARE + 2 * MARGIN;
 /// Side of one square's crop: the square plus `MARGIN` of context on each side.
 pub const CROP: usize = SQUARE + 2 * MARGIN;
 
-/// A board warped to a square, in grey levels 0-1, plus the colour version for display.
+/// A board warped to a square, in grey levels 0-1.
 #[derive(Clone)]
 pub struct Rectified {
     /// `BOARD * BOARD` grey values, row-major.

@@ -16,12 +16,11 @@ use imageproc::drawing::draw_line_segment_mut;
 const HEIGHT: u32 = 512;
 
 /// Writes the annotated comparison picture.
-pub fn write(bytes: &[u8], recognition: &Recognition, target: &Path) -> Result<()> {
-    let input = fenlens_vision::decode::decode(bytes)?;
+pub fn write(input: &image::RgbImage, recognition: &Recognition, target: &Path) -> Result<()> {
     let scale = HEIGHT as f32 / input.height().max(1) as f32;
     let width = ((input.width() as f32 * scale).round() as u32).max(1);
     let mut left = image::imageops::resize(
-        &image::DynamicImage::ImageRgb8(input).to_rgba8(),
+        &image::DynamicImage::ImageRgb8(input.clone()).to_rgba8(),
         width,
         HEIGHT,
         image::imageops::FilterType::Triangle,

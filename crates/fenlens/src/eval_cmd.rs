@@ -246,7 +246,7 @@ struct Wrong {
     flagged: bool,
 }
 
-struct Result1 {
+struct Scored {
     exact: bool,
     oriented_right: bool,
     corner_error: Option<f32>,
@@ -255,14 +255,14 @@ struct Result1 {
 }
 
 struct Outcome {
-    result: Option<Result1>,
+    result: Option<Scored>,
     error: Option<String>,
     seconds: f64,
 }
 
 fn evaluate(recognizer: &Recognizer, args: &EvalArgs, entry: &Entry) -> Outcome {
     let started = Instant::now();
-    let run = || -> Result<Result1, String> {
+    let run = || -> Result<Scored, String> {
         let bytes = std::fs::read(args.dir.join(&entry.file)).map_err(|e| e.to_string())?;
         let options = Options::default();
         let recognition = match (args.true_corners, entry.corners) {
@@ -322,7 +322,7 @@ fn evaluate(recognizer: &Recognizer, args: &EvalArgs, entry: &Entry) -> Outcome 
                 / 4.0;
             100.0 * mean / side
         });
-        Ok(Result1 {
+        Ok(Scored {
             exact: wrong.is_empty(),
             oriented_right: recognition.flipped == flipped,
             corner_error,

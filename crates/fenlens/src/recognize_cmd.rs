@@ -211,8 +211,11 @@ pub fn run(args: RecognizeArgs) -> Result<ExitCode> {
             } else {
                 std::fs::read(file).map_err(|e| format!("{name}: {e}"))?
             };
+            // Decode once: the annotation draws on the same pixels.
+            let image =
+                fenlens_vision::decode::decode(&bytes).map_err(|e| format!("{name}: {e}"))?;
             let result = recognizer
-                .recognize_bytes(&bytes, &options)
+                .recognize_image(&image, &options)
                 .map_err(|e| format!("{name}: {e}"));
             if let (Ok(r), Some(out)) = (&result, &args.annotate) {
                 let target = match &annotate_dir {
@@ -224,7 +227,7 @@ pub fn run(args: RecognizeArgs) -> Result<ExitCode> {
                     )),
                     None => out.clone(),
                 };
-                if let Err(e) = crate::annotate::write(&bytes, r, &target) {
+                if let Err(e) = crate::annotate::write(&image, r, &target) {
                     eprintln!("{name}: cannot write {}: {e:#}", target.display());
                 }
             }
