@@ -11,7 +11,7 @@ use resvg::tiny_skia::{
 };
 
 use crate::pieces::{PieceSet, piece_index};
-use crate::style::{BoardLook, BoardStyle, Coords, Hatch, Rgb, Tint};
+use crate::style::{BoardLook, BoardStyle, Coords, Hatch, PieceVariation, Rgb, Tint};
 use crate::text::{self, Face, Pen};
 
 /// A drawn board and where its playing area is.
@@ -118,19 +118,52 @@ pub fn draw_board(board: &Board, style: &BoardStyle, pieces: &PieceSet, square: 
 
     let piece_px = ((s * style.piece_scale.clamp(0.3, 1.2)).round() as u32).max(1);
     let sprites = pieces.sprites(piece_px);
+    let variation = &style.piece_variation;
+    let varied: Option<Vec<Pixmap>> = (!variation.is_identity()).then(|| {
+        sprites
+            .iter()
+            .enumerate()
+            .map(|(i, sprite)| vary_sprite(sprite, i < 6, variation))
+            .collect()
+    });
+    let [sx, sy] = variation.stretch.map(|f| f.clamp(0.5, 1.5));
     let inset = (s - piece_px as f32) / 2.0;
     for (sq, piece) in board {
         let (col, row) = display_cell(sq, style.flipped);
-        let x = offset + col as f32 * s + inset;
-        let y = offset + row as f32 * s + inset;
-        pixmap.draw_pixmap(
-            x.round() as i32,
-            y.round() as i32,
-            sprites[piece_index(piece)].as_ref(),
-            &PixmapPaint::default(),
-            Transform::identity(),
-            None,
-        );
+        let index = piece_index(piece);
+        let sprite = match &varied {
+            Some(varied) => varied[index].as_ref(),
+            None => sprites[index].as_ref(),
+        };
+        if sx == 1.0 && sy == 1.0 {
+            let x = offset + col as f32 * s + inset;
+            let y = offset + row as f32 * s + inset;
+            pixmap.draw_pixmap(
+                x.round() as i32,
+                y.round() as i32,
+                sprite,
+                &PixmapPaint::default(),
+                Transform::identity(),
+                None,
+            );
+        } else {
+            // Stretched about the square's centre, keeping the base on the same line.
+            let cx = offset + (col as f32 + 0.5) * s;
+            let bottom = offset + row as f32 * s + inset + piece_px as f32;
+            let x = cx - piece_px as f32 * sx / 2.0;
+            let y = bottom - piece_px as f32 * sy;
+            pixmap.draw_pixmap(
+                0,
+                0,
+                sprite,
+                &PixmapPaint {
+                    quality: tiny_skia::FilterQuality::Bilinear,
+                    ..PixmapPaint::default()
+                },
+                Transform::from_row(sx, 0.0, 0.0, sy, x, y),
+                None,
+            );
+        }
     }
 
     let center = |sq: Square| {
@@ -532,4 +565,63 @@ mod tests {
         assert_eq!(display_cell(Square::A8, true), (7, 7));
         assert_eq!(display_cell(Square::H1, true), (0, 0));
     }
+}
+
+/// One piece drawing altered by `variation`: light parts of white pieces and dark parts of
+/// black pieces recoloured, dark strokes thickened or thinned by a pixel.
+fn vary_sprite(sprite: &Pixmap, white: bool, variation: &PieceVariation) -> Pixmap {
+    let mut out = sprite.clone();
+    let (w, h) = (sprite.width() as usize, sprite.height() as usize);
+    let src = sprite.data();
+    if variation.stroke != 0 && w >= 24 {
+        let thicker = variation.stroke > 0;
+        let dst = out.data_mut();
+        for y in 0..h {
+            for x in 0..w {
+                let i = (y * w + x) * 4;
+                let mut best: Option<[f32; 3]> = None;
+                let mut alpha = src[i + 3];
+                for ny in y.saturating_sub(1)..(y + 2).min(h) {
+                    for nx in x.saturating_sub(1)..(x + 2).min(w) {
+                        let j = (ny * w + nx) * 4;
+                        let a = src[j + 3];
+                        if a < 128 {
+                            continue;
+                        }
+                        alpha = if thicker { alpha.max(a) } else { alpha };
+                        let rgb = [0, 1, 2].map(|c| src[j + c] as f32 * 255.0 / a as f32);
+                        let luma = |c: &[f32; 3]| c[0] + c[1] + c[2];
+                        best = match best {
+                            Some(b) if (luma(&rgb) < luma(&b)) != thicker => Some(b),
+                            _ => Some(rgb),
+                        };
+                    }
+                }
+                if src[i + 3] == 0 && !thicker {
+                    continue;
+                }
+                if let Some(rgb) = best {
+                    for c in 0..3 {
+                        dst[i + c] = (rgb[c].min(255.0) * alpha as f32 / 255.0).round() as u8;
+                    }
+                    dst[i + 3] = alpha;
+                }
+            }
+        }
+    }
+    let data = out.data_mut();
+    for px in data.chunks_exact_mut(4) {
+        let a = px[3] as f32;
+        for c in 0..3 {
+            let v = px[c] as f32;
+            // Premultiplied: white parts scale toward the fill; black parts lift toward it.
+            let mapped = if white {
+                v * variation.white_fill[c] as f32 / 255.0
+            } else {
+                v + variation.black_fill[c] as f32 * (a - v).max(0.0) / 255.0
+            };
+            px[c] = mapped.round().clamp(0.0, a) as u8;
+        }
+    }
+    out
 }

@@ -241,6 +241,40 @@ pub struct BoardStyle {
     pub frame: f32,
     /// Frame colour.
     pub frame_rgb: Rgb,
+    /// Changes to the piece drawings (colours, stroke, proportions), to make new designs
+    /// out of known ones when training.
+    pub piece_variation: PieceVariation,
+}
+
+/// How to alter a piece set's drawings when drawing them; the default leaves them unchanged.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PieceVariation {
+    /// White pieces' light parts become this colour (white leaves them as drawn).
+    pub white_fill: Rgb,
+    /// Black pieces' dark parts become this colour (black leaves them as drawn).
+    pub black_fill: Rgb,
+    /// Dark strokes: +1 thicker by a pixel, -1 thinner, 0 as drawn.
+    pub stroke: i8,
+    /// Horizontal and vertical stretch of the drawings (1.0 as drawn).
+    pub stretch: [f32; 2],
+}
+
+impl Default for PieceVariation {
+    fn default() -> Self {
+        PieceVariation {
+            white_fill: [255, 255, 255],
+            black_fill: [0, 0, 0],
+            stroke: 0,
+            stretch: [1.0, 1.0],
+        }
+    }
+}
+
+impl PieceVariation {
+    /// Whether drawing with this variation changes anything.
+    pub fn is_identity(&self) -> bool {
+        *self == PieceVariation::default()
+    }
 }
 
 impl Default for BoardStyle {
@@ -258,6 +292,7 @@ impl Default for BoardStyle {
             piece_scale: 1.0,
             frame: 0.0,
             frame_rgb: [0, 0, 0],
+            piece_variation: PieceVariation::default(),
         }
     }
 }

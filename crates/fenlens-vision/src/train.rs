@@ -14,7 +14,7 @@ use fenlens_render::degrade;
 use fenlens_render::draw::{display_cell, draw_board, pixmap_to_rgba};
 use fenlens_render::positions::{self, Sampled};
 use fenlens_render::scene::{Library, screen_style};
-use fenlens_render::style::{BoardLook, BoardStyle, Coords, Hatch};
+use fenlens_render::style::{BoardLook, BoardStyle, Coords, Hatch, PieceVariation, hsl};
 use image::RgbImage;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -72,13 +72,16 @@ pub fn training_board(rng: &mut impl RngExt, library: &Library) -> TrainingBoard
             style.coords = Coords::Outside;
         }
     }
+    if rng.random_bool(0.5) {
+        style.piece_variation = piece_variation(rng);
+    }
     let pieces = &library.piece_sets[rng.random_range(0..library.piece_sets.len())];
     let square = rng.random_range(14..64u32);
     let drawn = draw_board(&sampled.board, &style, pieces, square);
     let mut image = to_rgb(&drawn.pixmap);
     // Context around the board: a background band like real pictures have.
     let pad = (square / 2).max(4);
-    let bg = fenlens_render::style::hsl(
+    let bg = hsl(
         rng.random_range(0.0..360.0),
         rng.random_range(0.0..0.4),
         rng.random_range(0.05..0.95),
@@ -113,6 +116,9 @@ pub fn training_board(rng: &mut impl RngExt, library: &Library) -> TrainingBoard
     if rng.random_bool(0.3) {
         degrade::noise(&mut image, rng.random_range(1.0..7.0), rng);
     }
+    if rng.random_bool(0.3) {
+        gamma(&mut image, rng.random_range(0.6..1.6));
+    }
     if rng.random_bool(0.4) {
         image = degrade::jpeg(&image, rng.random_range(30..=95));
     }
@@ -135,10 +141,54 @@ pub fn training_board(rng: &mut impl RngExt, library: &Library) -> TrainingBoard
             piece_class(sampled.board.piece_at(square)) as u32
         })
         .collect();
-    let crops = rectify(&image, quad)
+    let mut crops = rectify(&image, quad)
         .map(|r| cut_squares(&r))
         .unwrap_or_else(|| vec![0.0; 64 * CROP * CROP]);
+    // Mirrored pieces are still the same pieces (knights face either way across designs).
+    for crop in crops.chunks_exact_mut(CROP * CROP) {
+        if rng.random_bool(0.5) {
+            for row in crop.chunks_exact_mut(CROP) {
+                row.reverse();
+            }
+        }
+    }
     TrainingBoard { crops, labels }
+}
+
+/// A random change of the piece drawings: fill colours, stroke weight, proportions.
+fn piece_variation(rng: &mut impl RngExt) -> PieceVariation {
+    let mut variation = PieceVariation::default();
+    if rng.random_bool(0.6) {
+        variation.white_fill = hsl(
+            rng.random_range(0.0..360.0),
+            rng.random_range(0.0..0.6),
+            rng.random_range(0.65..1.0),
+        );
+    }
+    if rng.random_bool(0.6) {
+        variation.black_fill = hsl(
+            rng.random_range(0.0..360.0),
+            rng.random_range(0.0..0.6),
+            rng.random_range(0.0..0.4),
+        );
+    }
+    if rng.random_bool(0.4) {
+        variation.stroke = if rng.random_bool(0.5) { 1 } else { -1 };
+    }
+    if rng.random_bool(0.5) {
+        variation.stretch = [rng.random_range(0.8..1.12), rng.random_range(0.88..1.08)];
+    }
+    variation
+}
+
+/// Applies a gamma curve to every channel.
+fn gamma(image: &mut RgbImage, gamma: f32) {
+    let table: Vec<u8> = (0..256)
+        .map(|v| ((v as f32 / 255.0).powf(gamma) * 255.0).round() as u8)
+        .collect();
+    for v in image.iter_mut() {
+        *v = table[*v as usize];
+    }
 }
 
 /// Starts the prefetch thread: batches of `boards` boards, forever (until the receiver drops).
