@@ -58,10 +58,11 @@ impl Report {
 
 impl Serialize for Report {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("Report", 4)?;
+        let mut s = serializer.serialize_struct("Report", 5)?;
         s.serialize_field("input", &self.input)?;
         s.serialize_field("fen", &self.fen)?;
         s.serialize_field("valid", &self.is_valid())?;
+        s.serialize_field("board", &self.partial_board.board_fen().to_string())?;
         s.serialize_field("diagnostics", &self.diagnostics)?;
         s.end()
     }

@@ -8,6 +8,7 @@ mod check_cmd;
 mod eval_cmd;
 mod recognize_cmd;
 mod render_cmd;
+mod serve;
 mod style;
 mod train_cmd;
 
@@ -40,6 +41,8 @@ enum Command {
     Train(train_cmd::TrainArgs),
     /// Measure recognition on a dataset's manifest.jsonl, per category.
     Eval(eval_cmd::EvalArgs),
+    /// Serve the browser page and the HTTP API (check, correct, recognize pictures).
+    Serve(serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -50,6 +53,7 @@ fn main() -> ExitCode {
         Command::Render(args) => render_cmd::run(*args),
         Command::Train(args) => train_cmd::run(args),
         Command::Eval(args) => eval_cmd::run(args),
+        Command::Serve(args) => serve::run(args),
     };
     match result {
         Ok(code) => code,

@@ -105,31 +105,45 @@ fn expand(inputs: &[PathBuf]) -> Result<Vec<PathBuf>> {
 }
 
 fn options(args: &RecognizeArgs) -> Result<Options> {
-    let castling = match args.castling.as_str() {
+    parse_options(
+        matches!(args.side, Side::B),
+        &args.castling,
+        args.ep.as_deref(),
+        match args.flipped {
+            FlippedArg::Auto => Flipped::Auto,
+            FlippedArg::Yes => Flipped::Yes,
+            FlippedArg::No => Flipped::No,
+        },
+    )
+}
+
+/// Recognition options from the CLI's (and the HTTP API's) words: castling `auto`, `none` or
+/// letters from KQkq; en passant a square such as `e3`.
+pub fn parse_options(
+    black_to_move: bool,
+    castling: &str,
+    en_passant: Option<&str>,
+    flipped: Flipped,
+) -> Result<Options> {
+    let castling = match castling {
         "auto" => Castling::Auto,
         "none" | "-" => Castling::None,
         letters if !letters.is_empty() && letters.chars().all(|c| "KQkq".contains(c)) => {
             Castling::Given(letters.to_string())
         }
-        other => bail!("--castling must be auto, none or letters from KQkq, not {other:?}"),
+        other => bail!("castling must be auto, none or letters from KQkq, not {other:?}"),
     };
-    let en_passant = args
-        .ep
-        .as_deref()
+    let en_passant = en_passant
         .map(|s| {
             s.parse::<Square>()
-                .map_err(|_| anyhow::anyhow!("--ep must be a square like e3, not {s:?}"))
+                .map_err(|_| anyhow::anyhow!("the en passant square must be like e3, not {s:?}"))
         })
         .transpose()?;
     Ok(Options {
-        black_to_move: matches!(args.side, Side::B),
+        black_to_move,
         castling,
         en_passant,
-        flipped: match args.flipped {
-            FlippedArg::Auto => Flipped::Auto,
-            FlippedArg::Yes => Flipped::Yes,
-            FlippedArg::No => Flipped::No,
-        },
+        flipped,
     })
 }
 
@@ -173,7 +187,8 @@ pub fn recognition_json(file: &str, r: &Recognition) -> serde_json::Value {
 }
 
 fn round(v: f32) -> f64 {
-    (v as f64 * 1000.0).round() / 1000.0
+    // Adding 0.0 turns -0.0 into 0.0.
+    (v as f64 * 1000.0).round() / 1000.0 + 0.0
 }
 
 /// Runs `fenlens recognize`.
