@@ -53,9 +53,9 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N")]
     max_recognitions: Option<usize>,
 
-    /// Seconds a request may take before it gets 503.
-    #[arg(long, default_value_t = 30, value_name = "SECONDS")]
-    timeout: u64,
+    /// Seconds a recognition may take before the request gets 503 (fractions allowed).
+    #[arg(long, default_value_t = 30.0, value_name = "SECONDS")]
+    timeout: f64,
 }
 
 /// What every handler shares.
@@ -128,7 +128,10 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
             args.max_recognitions.unwrap_or(cores).max(1),
         )),
         pieces: PieceSet::builtin(),
-        timeout: Duration::from_secs(args.timeout.max(1)),
+        timeout: Duration::try_from_secs_f64(args.timeout)
+            .ok()
+            .filter(|t| !t.is_zero())
+            .ok_or_else(|| anyhow::anyhow!("--timeout must be a positive number of seconds"))?,
     });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
