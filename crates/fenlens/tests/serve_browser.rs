@@ -1,0 +1,267 @@
+//! Browser tests: the page in a real headless Chromium (Debian's `chromium`, installed by
+//! `scripts/setup-tests`), driven over the DevTools protocol. Each step saves a screenshot
+//! under `target/tmp/browser/` to look at.
+
+mod common;
+
+use std::ffi::OsStr;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use common::{Server, board_png};
+use fenlens_fen::shakmaty::{Piece, Square};
+use headless_chrome::protocol::cdp::Page::CaptureScreenshotFormatOption;
+use headless_chrome::{Browser, LaunchOptions, Tab};
+
+const POSITION: &str = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
+
+fn chromium() -> PathBuf {
+    let path = std::env::var_os("FENLENS_CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
+    assert!(
+        path.is_file(),
+        "{} is missing: run scripts/setup-tests (it installs Debian's chromium), \
+         or set FENLENS_CHROMIUM",
+        path.display()
+    );
+    path
+}
+
+fn artefact_dir() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("browser");
+    std::fs::create_dir_all(&dir).expect("artefact folder");
+    dir
+}
+
+fn screenshot(tab: &Tab, name: &str) {
+    let png = tab
+        .capture_screenshot(CaptureScreenshotFormatOption::Png, None, None, true)
+        .expect("screenshot");
+    let path = artefact_dir().join(format!("{name}.png"));
+    std::fs::write(&path, png).expect("write screenshot");
+    eprintln!("screenshot: {}", path.display());
+}
+
+/// Evaluates a JavaScript expression and returns its JSON value.
+fn eval(tab: &Tab, expression: &str) -> serde_json::Value {
+    let result = tab
+        .evaluate(expression, true)
+        .unwrap_or_else(|e| panic!("evaluating {expression}: {e}"));
+    result.value.unwrap_or(serde_json::Value::Null)
+}
+
+/// Waits until a JavaScript expression is true.
+fn wait_for(tab: &Tab, expression: &str, what: &str) {
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(20) {
+        if eval(tab, expression) == serde_json::Value::Bool(true) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    screenshot(tab, "timeout");
+    panic!("timed out waiting for {what} ({expression})");
+}
+
+fn fen_value(tab: &Tab) -> String {
+    eval(tab, "document.getElementById('fen').value")
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+fn type_fen(tab: &Tab, fen: &str) {
+    tab.wait_for_element("#fen").expect("FEN field").click().expect("click");
+    eval(tab, "document.getElementById('fen').select()");
+    tab.type_str(fen).expect("type");
+}
+
+#[test]
+fn the_page_checks_fixes_reads_corrects_and_copies() {
+    let server = Server::start(&[]);
+    let user_data = tempdir("chromium-profile");
+    let browser = Browser::new(LaunchOptions {
+        headless: true,
+        sandbox: false,
+        path: Some(chromium()),
+        window_size: Some((1100, 1300)),
+        user_data_dir: Some(user_data.clone()),
+        args: [
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ]
+        .iter()
+        .map(OsStr::new)
+        .collect(),
+        idle_browser_timeout: Duration::from_secs(120),
+        ..LaunchOptions::default()
+    })
+    .expect("start chromium");
+    let tab = browser.new_tab().expect("tab");
+    tab.navigate_to(&server.url("/"))
+        .expect("open the page")
+        .wait_until_navigated()
+        .expect("loaded");
+    wait_for(
+        &tab,
+        "document.querySelectorAll('#board .sq').length === 64 && \
+         document.querySelector('[data-square=e1]').dataset.piece === 'K'",
+        "the start position",
+    );
+
+    // 1. A FEN with a broken rank: the diagnosis appears, the readable part stays on the board.
+    type_fen(
+        &tab,
+        "rnbqkbnr/ppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+    );
+    wait_for(
+        &tab,
+        "!!document.querySelector('#diagnostics li[data-code=rank-length]')",
+        "the broken-rank diagnosis",
+    );
+    let message = eval(
+        &tab,
+        "document.querySelector('#diagnostics li[data-code=rank-length]').textContent",
+    );
+    assert!(
+        message.as_str().unwrap().contains("Rank 7"),
+        "{message}"
+    );
+    assert_eq!(
+        eval(&tab, "document.querySelectorAll('#board .sq.broken').length"),
+        8
+    );
+    assert_eq!(
+        eval(&tab, "document.querySelector('[data-square=e4]').dataset.piece"),
+        "P"
+    );
+    assert_eq!(
+        eval(&tab, "document.querySelector('[data-square=a8]').dataset.piece"),
+        "r"
+    );
+    screenshot(&tab, "1-broken-rank");
+
+    // 2. A fixable error: castling rights without the rook; the fix button repairs the FEN.
+    type_fen(&tab, "r3k2r/8/8/8/8/8/8/R3K3 w KQkq - 0 1");
+    wait_for(
+        &tab,
+        "!!document.querySelector('#diagnostics button.fix')",
+        "a fix button",
+    );
+    screenshot(&tab, "2a-fixable");
+    tab.find_element("#diagnostics button.fix")
+        .expect("fix button")
+        .click()
+        .expect("click fix");
+    wait_for(
+        &tab,
+        "document.getElementById('fen').value === 'r3k2r/8/8/8/8/8/8/R3K3 w Qkq - 0 1' && \
+         !!document.querySelector('#diagnostics li.ok')",
+        "the fixed FEN, checked clean",
+    );
+    // Castling K is no longer possible, so its box is disabled.
+    assert_eq!(
+        eval(&tab, "document.getElementById('castle-K').disabled"),
+        true
+    );
+    screenshot(&tab, "2b-fixed");
+
+    // 3. Drop a rendered picture: the page shows it with the grid and reads the right FEN.
+    let picture = base64::engine::general_purpose::STANDARD.encode(board_png(POSITION, 56));
+    eval(
+        &tab,
+        &format!(
+            "(() => {{
+                const bytes = Uint8Array.from(atob('{picture}'), c => c.charCodeAt(0));
+                const file = new File([bytes], 'board.png', {{ type: 'image/png' }});
+                const data = new DataTransfer();
+                data.items.add(file);
+                document.body.dispatchEvent(new DragEvent('dragover', {{ dataTransfer: data, bubbles: true, cancelable: true }}));
+                document.body.dispatchEvent(new DragEvent('drop', {{ dataTransfer: data, bubbles: true, cancelable: true }}));
+                return true;
+            }})()"
+        ),
+    );
+    let placement = POSITION.split(' ').next().unwrap();
+    wait_for(
+        &tab,
+        &format!(
+            "document.getElementById('fen').value.startsWith('{placement} ') && \
+             document.getElementById('progress').hidden"
+        ),
+        "the recognized FEN",
+    );
+    assert_eq!(
+        eval(
+            &tab,
+            "!document.getElementById('picture-figure').hidden && \
+             document.getElementById('picture-canvas').width > 0"
+        ),
+        true
+    );
+    screenshot(&tab, "3-dropped-picture");
+
+    // 4. Correct one square: click e4, pick a white queen.
+    tab.find_element("[data-square=e4]")
+        .expect("e4")
+        .click()
+        .expect("click e4");
+    wait_for(
+        &tab,
+        "!document.getElementById('palette').hidden",
+        "the palette",
+    );
+    screenshot(&tab, "4a-palette");
+    tab.find_element("#palette button[data-piece=Q]")
+        .expect("queen button")
+        .click()
+        .expect("click queen");
+    let mut expected = fenlens_fen::read(placement.as_bytes())
+        .setup
+        .expect("readable")
+        .board;
+    expected.set_piece_at(Square::E4, Piece::from_char('Q').expect("Q"));
+    let expected = expected.board_fen().to_string();
+    wait_for(
+        &tab,
+        &format!("document.getElementById('fen').value.startsWith('{expected} ')"),
+        "the corrected FEN",
+    );
+    assert_eq!(
+        eval(&tab, "document.querySelector('[data-square=e4]').dataset.piece"),
+        "Q"
+    );
+    screenshot(&tab, "4b-corrected");
+
+    // 5. Copy: the button hands the FEN to the clipboard API.
+    eval(
+        &tab,
+        "navigator.clipboard.writeText = (text) => { window.copied = text; return Promise.resolve(); }; true",
+    );
+    tab.find_element("#copy")
+        .expect("copy button")
+        .click()
+        .expect("click copy");
+    wait_for(&tab, "typeof window.copied === 'string'", "the copy");
+    let copied = eval(&tab, "window.copied");
+    assert_eq!(copied.as_str(), Some(fen_value(&tab).as_str()));
+    assert!(copied.as_str().unwrap().starts_with(&expected));
+    let status = eval(&tab, "document.getElementById('status').textContent");
+    assert!(status.as_str().unwrap().starts_with("Copied: "), "{status}");
+    screenshot(&tab, "5-copied");
+
+    drop(browser);
+    let _ = std::fs::remove_dir_all(user_data);
+}
+
+fn tempdir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("fenlens-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
