@@ -20,6 +20,7 @@
 
 use image::RgbImage;
 use image::imageops::FilterType;
+use rayon::prelude::*;
 
 use crate::VisionError;
 
@@ -105,9 +106,17 @@ fn junctions_at(integral: &Integral, h: usize) -> Vec<Junction> {
         let y = h + gy * stride;
         for gx in 0..gw {
             let x = h + gx * stride;
+            // The response is at most |a - b| and at most |a - c|: most places (inside
+            // squares) are ruled out after two or three boxes.
             let a = integral.sum(x - h, y - h, x, y) as f32 / area;
             let b = integral.sum(x, y - h, x + h, y) as f32 / area;
+            if (a - b).abs() <= MIN_RESPONSE {
+                continue;
+            }
             let c = integral.sum(x - h, y, x, y + h) as f32 / area;
+            if (a - c).abs() <= MIN_RESPONSE {
+                continue;
+            }
             let d = integral.sum(x, y, x + h, y + h) as f32 / area;
             let across = (a - b)
                 .abs()
@@ -744,8 +753,13 @@ pub fn locate(image: &RgbImage) -> Result<Located, VisionError> {
     let mut junctions: Vec<Junction> = Vec::new();
     let mut cells: std::collections::HashMap<(i32, i32), Vec<usize>> = Default::default();
     let cell = |x: f32, y: f32| ((x / 2.0).floor() as i32, (y / 2.0).floor() as i32);
-    for &scale in &SCALES {
-        for j in junctions_at(&integral, scale) {
+    // Scales are independent: find them in parallel, merge in order (same result either way).
+    let per_scale: Vec<Vec<Junction>> = SCALES
+        .par_iter()
+        .map(|&scale| junctions_at(&integral, scale))
+        .collect();
+    for found in per_scale {
+        for j in found {
             let (cx, cy) = cell(j.x, j.y);
             let existing = (-1..=1)
                 .flat_map(|dy| (-1..=1).map(move |dx| (cx + dx, cy + dy)))

@@ -33,20 +33,57 @@ pub fn board_to_picture(corners: [[f32; 2]; 4]) -> Option<Projection> {
     )
 }
 
-fn luminance(image: &RgbImage, x: f32, y: f32) -> f32 {
-    let (w, h) = image.dimensions();
-    let x = x.clamp(0.0, w as f32 - 1.0);
-    let y = y.clamp(0.0, h as f32 - 1.0);
-    let (x0, y0) = (x.floor() as u32, y.floor() as u32);
-    let (x1, y1) = ((x0 + 1).min(w - 1), (y0 + 1).min(h - 1));
-    let (fx, fy) = (x - x0 as f32, y - y0 as f32);
-    let lum = |px: u32, py: u32| {
-        let p = image.get_pixel(px, py).0;
-        (0.299 * p[0] as f32 + 0.587 * p[1] as f32 + 0.114 * p[2] as f32) / 255.0
-    };
-    let top = lum(x0, y0) * (1.0 - fx) + lum(x1, y0) * fx;
-    let bottom = lum(x0, y1) * (1.0 - fx) + lum(x1, y1) * fx;
-    top * (1.0 - fy) + bottom * fy
+/// Grey levels (0-1) of the part of a picture that sampling can reach: a window of the picture,
+/// clamped sampling at the picture's edges exactly as if the whole picture were there.
+struct GreyWindow {
+    x0: u32,
+    y0: u32,
+    width: u32,
+    height: u32,
+    /// Picture size, for clamping.
+    picture: (u32, u32),
+    grey: Vec<f32>,
+}
+
+impl GreyWindow {
+    fn new(image: &RgbImage, x0: u32, y0: u32, x1: u32, y1: u32) -> GreyWindow {
+        let (width, height) = (x1 - x0 + 1, y1 - y0 + 1);
+        let mut grey = Vec::with_capacity((width * height) as usize);
+        for y in y0..=y1 {
+            for x in x0..=x1 {
+                let p = image.get_pixel(x, y).0;
+                grey.push(
+                    (0.299 * p[0] as f32 + 0.587 * p[1] as f32 + 0.114 * p[2] as f32) / 255.0,
+                );
+            }
+        }
+        GreyWindow {
+            x0,
+            y0,
+            width,
+            height,
+            picture: image.dimensions(),
+            grey,
+        }
+    }
+
+    /// Bilinear grey level at picture coordinates, clamped to the picture (and the window).
+    fn sample(&self, x: f32, y: f32) -> f32 {
+        let (w, h) = self.picture;
+        let x = x.clamp(0.0, w as f32 - 1.0);
+        let y = y.clamp(0.0, h as f32 - 1.0);
+        let (px0, py0) = (x.floor() as u32, y.floor() as u32);
+        let (px1, py1) = ((px0 + 1).min(w - 1), (py0 + 1).min(h - 1));
+        let (fx, fy) = (x - px0 as f32, y - py0 as f32);
+        let at = |px: u32, py: u32| {
+            let lx = px.clamp(self.x0, self.x0 + self.width - 1) - self.x0;
+            let ly = py.clamp(self.y0, self.y0 + self.height - 1) - self.y0;
+            self.grey[(ly * self.width + lx) as usize]
+        };
+        let top = at(px0, py0) * (1.0 - fx) + at(px1, py0) * fx;
+        let bottom = at(px0, py1) * (1.0 - fx) + at(px1, py1) * fx;
+        top * (1.0 - fy) + bottom * fy
+    }
 }
 
 /// Warps the quad to a `BOARD`×`BOARD` grey square. Returns `None` for a degenerate quad.
@@ -63,6 +100,30 @@ pub fn rectify(image: &RgbImage, corners: [[f32; 2]; 4]) -> Option<Rectified> {
     let factor = picture_side / (8 * SQUARE) as f32;
     let samples = (factor.ceil() as usize).clamp(1, 3);
     let inv = 1.0 / (8 * SQUARE) as f32;
+    // Only the board and its margin are ever sampled: convert just that window to grey. A
+    // quad whose outer corners do not map to finite points gets the whole picture.
+    let reach = MARGIN as f32 * inv;
+    let outer = [
+        (-reach, -reach),
+        (1.0 + reach, -reach),
+        (1.0 + reach, 1.0 + reach),
+        (-reach, 1.0 + reach),
+    ]
+    .map(|uv| projection * uv);
+    let (w, h) = image.dimensions();
+    let window = if outer.iter().all(|(x, y)| x.is_finite() && y.is_finite()) {
+        let bound = |values: [f32; 4], limit: u32| {
+            let lo = values.iter().fold(f32::INFINITY, |a, &b| a.min(b)) - 2.0;
+            let hi = values.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b)) + 2.0;
+            let clamp = |v: f32| v.clamp(0.0, limit as f32 - 1.0) as u32;
+            (clamp(lo), clamp(hi))
+        };
+        let (x0, x1) = bound(outer.map(|p| p.0), w);
+        let (y0, y1) = bound(outer.map(|p| p.1), h);
+        GreyWindow::new(image, x0, y0, x1, y1)
+    } else {
+        GreyWindow::new(image, 0, 0, w - 1, h - 1)
+    };
     let mut gray = vec![0.0f32; BOARD * BOARD];
     for row in 0..BOARD {
         for col in 0..BOARD {
@@ -72,7 +133,7 @@ pub fn rectify(image: &RgbImage, corners: [[f32; 2]; 4]) -> Option<Rectified> {
                     let u = (col as f32 - MARGIN as f32 + (sx as f32 + 0.5) / samples as f32) * inv;
                     let v = (row as f32 - MARGIN as f32 + (sy as f32 + 0.5) / samples as f32) * inv;
                     let (x, y) = projection * (u, v);
-                    sum += luminance(image, x - 0.5, y - 0.5);
+                    sum += window.sample(x - 0.5, y - 0.5);
                 }
             }
             gray[row * BOARD + col] = sum / (samples * samples) as f32;

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use base64::Engine;
 use common::{Server, board_png};
 use fenlens_fen::shakmaty::{Piece, Square};
+use headless_chrome::protocol::cdp::Emulation;
 use headless_chrome::protocol::cdp::Page::CaptureScreenshotFormatOption;
 use headless_chrome::{Browser, LaunchOptions, Tab};
 
@@ -73,7 +74,10 @@ fn fen_value(tab: &Tab) -> String {
 }
 
 fn type_fen(tab: &Tab, fen: &str) {
-    tab.wait_for_element("#fen").expect("FEN field").click().expect("click");
+    tab.wait_for_element("#fen")
+        .expect("FEN field")
+        .click()
+        .expect("click");
     eval(tab, "document.getElementById('fen').select()");
     tab.type_str(fen).expect("type");
 }
@@ -129,20 +133,26 @@ fn the_page_checks_fixes_reads_corrects_and_copies() {
         &tab,
         "document.querySelector('#diagnostics li[data-code=rank-length]').textContent",
     );
-    assert!(
-        message.as_str().unwrap().contains("Rank 7"),
-        "{message}"
-    );
+    assert!(message.as_str().unwrap().contains("Rank 7"), "{message}");
     assert_eq!(
-        eval(&tab, "document.querySelectorAll('#board .sq.broken').length"),
+        eval(
+            &tab,
+            "document.querySelectorAll('#board .sq.broken').length"
+        ),
         8
     );
     assert_eq!(
-        eval(&tab, "document.querySelector('[data-square=e4]').dataset.piece"),
+        eval(
+            &tab,
+            "document.querySelector('[data-square=e4]').dataset.piece"
+        ),
         "P"
     );
     assert_eq!(
-        eval(&tab, "document.querySelector('[data-square=a8]').dataset.piece"),
+        eval(
+            &tab,
+            "document.querySelector('[data-square=a8]').dataset.piece"
+        ),
         "r"
     );
     screenshot(&tab, "1-broken-rank");
@@ -234,7 +244,10 @@ fn the_page_checks_fixes_reads_corrects_and_copies() {
         "the corrected FEN",
     );
     assert_eq!(
-        eval(&tab, "document.querySelector('[data-square=e4]').dataset.piece"),
+        eval(
+            &tab,
+            "document.querySelector('[data-square=e4]').dataset.piece"
+        ),
         "Q"
     );
     screenshot(&tab, "4b-corrected");
@@ -255,6 +268,56 @@ fn the_page_checks_fixes_reads_corrects_and_copies() {
     let status = eval(&tab, "document.getElementById('status').textContent");
     assert!(status.as_str().unwrap().starts_with("Copied: "), "{status}");
     screenshot(&tab, "5-copied");
+
+    // 6. A phone-sized screen in dark colours: nothing spills sideways, the board still fits.
+    tab.call_method(Emulation::SetDeviceMetricsOverride {
+        width: 390,
+        height: 844,
+        device_scale_factor: 2.0,
+        mobile: true,
+        scale: None,
+        screen_width: None,
+        screen_height: None,
+        position_x: None,
+        position_y: None,
+        dont_set_visible_size: None,
+        screen_orientation: None,
+        viewport: None,
+        display_feature: None,
+        device_posture: None,
+    })
+    .expect("phone size");
+    tab.call_method(Emulation::SetEmulatedMedia {
+        media: None,
+        features: Some(vec![Emulation::MediaFeature {
+            name: "prefers-color-scheme".into(),
+            value: "dark".into(),
+        }]),
+    })
+    .expect("dark colours");
+    wait_for(
+        &tab,
+        "window.innerWidth === 390",
+        "the phone-sized viewport",
+    );
+    assert_eq!(
+        eval(
+            &tab,
+            "document.documentElement.scrollWidth <= window.innerWidth && \
+             document.getElementById('board').getBoundingClientRect().right <= window.innerWidth"
+        ),
+        true,
+        "the page is wider than a phone's screen"
+    );
+    assert_eq!(
+        eval(
+            &tab,
+            "getComputedStyle(document.body).backgroundColor !== 'rgb(250, 250, 247)'"
+        ),
+        true,
+        "dark colours not applied"
+    );
+    screenshot(&tab, "6-phone-dark");
 
     drop(browser);
     let _ = std::fs::remove_dir_all(user_data);
