@@ -81,6 +81,7 @@ const WEIGHTS: &[u8] = &[];
 pub struct Classifier {
     net: SquareNet,
     device: Device,
+    mirror: bool,
 }
 
 impl Classifier {
@@ -98,24 +99,48 @@ impl Classifier {
         let vb = VarBuilder::from_slice_safetensors(bytes, DType::F32, &device)
             .map_err(|e| VisionError::Model(e.to_string()))?;
         let net = SquareNet::new(vb).map_err(|e| VisionError::Model(e.to_string()))?;
-        Ok(Classifier { net, device })
+        Ok(Classifier {
+            net,
+            device,
+            mirror: false,
+        })
+    }
+
+    /// Averages each square's probabilities with those of its mirror image (twice the work;
+    /// pieces look the same mirrored, so two looks disagree where the network is unsure).
+    pub fn with_mirror_averaging(mut self, on: bool) -> Classifier {
+        self.mirror = on;
+        self
     }
 
     /// Class probabilities for the 64 crops (display order): 64 rows of 13.
     pub fn probabilities(&self, crops: &[f32]) -> Result<Vec<[f32; CLASSES]>, VisionError> {
         let n = crops.len() / (CROP * CROP);
+        let mut batch = crops.to_vec();
+        if self.mirror {
+            batch.extend_from_slice(crops);
+            for crop in batch[crops.len()..].chunks_exact_mut(CROP * CROP) {
+                for row in crop.chunks_exact_mut(CROP) {
+                    row.reverse();
+                }
+            }
+        }
+        let rows_in = batch.len() / (CROP * CROP);
         let run = || -> candle_core::Result<Vec<Vec<f32>>> {
-            let input = Tensor::from_slice(crops, (n, 1, CROP, CROP), &self.device)?;
+            let input = Tensor::from_vec(batch, (rows_in, 1, CROP, CROP), &self.device)?;
             let logits = self.net.forward(&input)?;
             candle_nn::ops::softmax_last_dim(&logits)?.to_vec2::<f32>()
         };
         let rows = run().map_err(|e| VisionError::Model(e.to_string()))?;
-        Ok(rows
-            .into_iter()
-            .map(|row| {
+        Ok((0..n)
+            .map(|i| {
                 let mut out = [0.0f32; CLASSES];
-                for (o, v) in out.iter_mut().zip(row) {
-                    *o = v;
+                for (c, o) in out.iter_mut().enumerate() {
+                    *o = if self.mirror {
+                        (rows[i][c] + rows[n + i][c]) / 2.0
+                    } else {
+                        rows[i][c]
+                    };
                 }
                 out
             })

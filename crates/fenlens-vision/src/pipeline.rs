@@ -12,7 +12,7 @@ use crate::classify::Classifier;
 use crate::compose::{SquareReading, as_displayed, compose, placement};
 use crate::decode::decode;
 use crate::locate::locate;
-use crate::orient::orient;
+use crate::orient::{orient, orient_from_labels};
 use crate::rectify::{cut_squares, rectify};
 
 /// Which side is at the bottom.
@@ -200,7 +200,8 @@ impl Recognizer {
             Flipped::Yes => (true, 1.0),
             Flipped::No => (false, 1.0),
             Flipped::Auto => {
-                let o = orient(&as_displayed(&probabilities));
+                let o = orient_from_labels(image, corners)
+                    .unwrap_or_else(|| orient(&as_displayed(&probabilities)));
                 (o.flipped, o.confidence)
             }
         };

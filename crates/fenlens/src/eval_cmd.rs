@@ -10,7 +10,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use fenlens_fen::shakmaty::{Board, Square};
-use fenlens_vision::classify::{class_char, piece_class};
+use fenlens_vision::classify::{Classifier, class_char, piece_class};
 use fenlens_vision::{Options, Recognizer};
 use rayon::prelude::*;
 use serde::Deserialize;
@@ -37,6 +37,13 @@ pub struct EvalArgs {
     /// Use the ground-truth corners instead of the locator (to measure the classifier alone).
     #[arg(long)]
     true_corners: bool,
+    /// Evaluate these weights (a safetensors file from `fenlens train`) instead of the built-in
+    /// model.
+    #[arg(long, value_name = "FILE")]
+    model: Option<PathBuf>,
+    /// Average each square with its mirror image (twice the classifier's work).
+    #[arg(long)]
+    mirror: bool,
 }
 
 #[derive(Deserialize)]
@@ -59,6 +66,8 @@ struct TruthBoard {
     corners: [[f32; 2]; 4],
     #[serde(default)]
     position: Option<String>,
+    #[serde(default)]
+    coords: Option<String>,
 }
 
 #[derive(Default)]
@@ -104,7 +113,13 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
     if entries.is_empty() {
         bail!("{} lists no pictures", manifest.display());
     }
-    let recognizer = Recognizer::new()?;
+    let classifier = match &args.model {
+        Some(path) => Classifier::from_bytes(
+            &std::fs::read(path).with_context(|| format!("reading {}", path.display()))?,
+        )?,
+        None => Classifier::embedded()?,
+    };
+    let recognizer = Recognizer::with_classifier(classifier.with_mirror_averaging(args.mirror));
     let bar = progress_bar(entries.len() as u64, "evaluating");
     let started = Instant::now();
     let outcomes: Vec<(Vec<String>, Outcome)> = entries
@@ -112,10 +127,15 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         .map(|entry| {
             let outcome = evaluate(&recognizer, &args, entry);
             bar.inc(1);
-            // Rows: the category, the position sampler (orientation depends on it), and all.
+            // Rows: the category, the position sampler and the coordinates (orientation depends on
+            // them), and all.
             let mut keys = vec![entry.category.clone(), "all".to_string()];
             if let Some(kind) = entry.boards.first().and_then(|b| b.position.clone()) {
                 keys.push(format!("pos:{kind}"));
+            }
+            // Coordinates drawn or not (orientation can be read from them).
+            if let Some(coords) = entry.boards.first().and_then(|b| b.coords.clone()) {
+                keys.push(format!("coords:{coords}"));
             }
             (keys, outcome)
         })
