@@ -521,52 +521,6 @@ pub fn king_square(board: &Board, white: bool) -> Option<Square> {
     (board.by_role(Role::King) & board.by_color(color)).first()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::style::BoardLook;
-
-    fn start() -> Board {
-        Board::new()
-    }
-
-    #[test]
-    fn squares_have_their_theme_colours() {
-        let style = BoardStyle::default();
-        let drawn = draw_board(&Board::empty(), &style, &PieceSet::builtin(), 20);
-        assert_eq!(drawn.side, 160.0);
-        let BoardLook::Flat { light, dark, .. } = style.look else {
-            panic!()
-        };
-        let at = |x, y| {
-            let p = drawn.pixmap.pixel(x, y).unwrap().demultiply();
-            [p.red(), p.green(), p.blue()]
-        };
-        assert_eq!(at(10, 10), light, "a8 is light");
-        assert_eq!(at(30, 10), dark, "b8 is dark");
-        assert_eq!(at(150, 150), light, "h1 is light");
-    }
-
-    #[test]
-    fn outside_coordinates_add_a_margin_and_keep_the_grid_exact() {
-        let style = BoardStyle {
-            coords: Coords::Outside,
-            ..BoardStyle::default()
-        };
-        let drawn = draw_board(&start(), &style, &PieceSet::builtin(), 30);
-        assert!(drawn.x > 0.0);
-        assert_eq!(drawn.pixmap.width() as f32, drawn.side + 2.0 * drawn.x);
-    }
-
-    #[test]
-    fn display_cells_follow_orientation() {
-        assert_eq!(display_cell(Square::A8, false), (0, 0));
-        assert_eq!(display_cell(Square::H1, false), (7, 7));
-        assert_eq!(display_cell(Square::A8, true), (7, 7));
-        assert_eq!(display_cell(Square::H1, true), (0, 0));
-    }
-}
-
 /// One piece drawing altered by `variation`: light parts of white pieces and dark parts of
 /// black pieces recoloured, dark strokes thickened or thinned by a pixel.
 fn vary_sprite(sprite: &Pixmap, white: bool, variation: &PieceVariation) -> Pixmap {
@@ -612,16 +566,96 @@ fn vary_sprite(sprite: &Pixmap, white: bool, variation: &PieceVariation) -> Pixm
     let data = out.data_mut();
     for px in data.chunks_exact_mut(4) {
         let a = px[3] as f32;
-        for c in 0..3 {
-            let v = px[c] as f32;
+        let fill = if white {
+            variation.white_fill
+        } else {
+            variation.black_fill
+        };
+        for (channel, fill) in px[..3].iter_mut().zip(fill) {
+            let v = *channel as f32;
             // Premultiplied: white parts scale toward the fill; black parts lift toward it.
             let mapped = if white {
-                v * variation.white_fill[c] as f32 / 255.0
+                v * fill as f32 / 255.0
             } else {
-                v + variation.black_fill[c] as f32 * (a - v).max(0.0) / 255.0
+                v + fill as f32 * (a - v).max(0.0) / 255.0
             };
-            px[c] = mapped.round().clamp(0.0, a) as u8;
+            *channel = mapped.round().clamp(0.0, a) as u8;
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::style::BoardLook;
+    use fenlens_fen::shakmaty::Piece;
+
+    #[test]
+    fn piece_variation_recolours_and_reshapes_the_drawings() {
+        let set = PieceSet::builtin();
+        let sprite = set.sprites(64)[piece_index(Piece::from_char('q').unwrap())].clone();
+        let darkest = |p: &Pixmap| {
+            p.pixels()
+                .iter()
+                .filter(|px| px.alpha() == 255)
+                .map(|px| px.red() as u32 + px.green() as u32 + px.blue() as u32)
+                .min()
+                .unwrap()
+        };
+        assert!(darkest(&sprite) < 30, "cburnett's black queen is black");
+        let brown = PieceVariation {
+            black_fill: [120, 70, 30],
+            ..PieceVariation::default()
+        };
+        let recoloured = vary_sprite(&sprite, false, &brown);
+        assert!(darkest(&recoloured) > 150, "black parts became brown");
+        let ink = |p: &Pixmap| p.pixels().iter().filter(|px| px.alpha() > 128).count();
+        let thicker = PieceVariation {
+            stroke: 1,
+            ..PieceVariation::default()
+        };
+        assert!(ink(&vary_sprite(&sprite, false, &thicker)) > ink(&sprite));
+        assert!(PieceVariation::default().is_identity());
+    }
+
+    fn start() -> Board {
+        Board::new()
+    }
+
+    #[test]
+    fn squares_have_their_theme_colours() {
+        let style = BoardStyle::default();
+        let drawn = draw_board(&Board::empty(), &style, &PieceSet::builtin(), 20);
+        assert_eq!(drawn.side, 160.0);
+        let BoardLook::Flat { light, dark, .. } = style.look else {
+            panic!()
+        };
+        let at = |x, y| {
+            let p = drawn.pixmap.pixel(x, y).unwrap().demultiply();
+            [p.red(), p.green(), p.blue()]
+        };
+        assert_eq!(at(10, 10), light, "a8 is light");
+        assert_eq!(at(30, 10), dark, "b8 is dark");
+        assert_eq!(at(150, 150), light, "h1 is light");
+    }
+
+    #[test]
+    fn outside_coordinates_add_a_margin_and_keep_the_grid_exact() {
+        let style = BoardStyle {
+            coords: Coords::Outside,
+            ..BoardStyle::default()
+        };
+        let drawn = draw_board(&start(), &style, &PieceSet::builtin(), 30);
+        assert!(drawn.x > 0.0);
+        assert_eq!(drawn.pixmap.width() as f32, drawn.side + 2.0 * drawn.x);
+    }
+
+    #[test]
+    fn display_cells_follow_orientation() {
+        assert_eq!(display_cell(Square::A8, false), (0, 0));
+        assert_eq!(display_cell(Square::H1, false), (7, 7));
+        assert_eq!(display_cell(Square::A8, true), (7, 7));
+        assert_eq!(display_cell(Square::H1, true), (0, 0));
+    }
 }
