@@ -158,28 +158,25 @@ function drawDiagnostics(report) {
     label.className = d.severity;
     label.textContent = d.severity === "error" ? "Error: " : d.severity === "warning" ? "Warning: " : "Note: ";
     li.append(label, document.createTextNode(d.message));
-    if (d.fix) {
-      const button = document.createElement("button");
-      button.type = "button";
-      button.className = "fix";
-      button.textContent = "Apply fix";
-      button.title = d.fix;
-      button.addEventListener("click", () => setFen(d.fix));
-      li.appendChild(button);
-    }
+    if (d.fix) li.appendChild(fixButton("fix", "Apply fix", d.fix));
     list.appendChild(li);
   }
   if (report.fixed && items.filter((d) => d.severity === "error").length > 1) {
     const li = document.createElement("li");
-    const button = document.createElement("button");
-    button.type = "button";
-    button.className = "fix-all";
-    button.textContent = "Apply all fixes";
-    button.title = report.fixed;
-    button.addEventListener("click", () => setFen(report.fixed));
-    li.appendChild(button);
+    li.appendChild(fixButton("fix-all", "Apply all fixes", report.fixed));
     list.appendChild(li);
   }
+}
+
+// A button that replaces the FEN with a corrected one (shown as its tooltip).
+function fixButton(className, label, fen) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = className;
+  button.textContent = label;
+  button.title = fen;
+  button.addEventListener("click", () => setFen(fen));
+  return button;
 }
 
 // The projective map from the unit square to the picture's board corners (TL, TR, BR, BL).

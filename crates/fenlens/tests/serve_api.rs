@@ -5,7 +5,7 @@ mod common;
 
 use std::sync::{Arc, Barrier};
 
-use common::{Server, board_png, request};
+use common::{Server, board_png, png_bytes, request};
 
 const POSITION: &str = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
 
@@ -75,26 +75,11 @@ fn check_rejects_requests_without_a_fen() {
         400,
         "bad-request",
     );
-    assert_error(
-        &server.request(
-            "POST",
-            "/api/check",
-            &[("Content-Type", "application/json")],
-            b"{\"fen\": 42",
-        ),
-        400,
-        "bad-request",
-    );
-    assert_error(
-        &server.request(
-            "POST",
-            "/api/check",
-            &[("Content-Type", "application/json")],
-            b"{\"position\": \"8/8\"}",
-        ),
-        400,
-        "bad-request",
-    );
+    let json = [("Content-Type", "application/json")];
+    for body in [&b"{\"fen\": 42"[..], b"{\"position\": \"8/8\"}", b"[1, 2]"] {
+        let answer = server.request("POST", "/api/check", &json, body);
+        assert_error(&answer, 400, "bad-request");
+    }
 }
 
 #[test]
@@ -208,33 +193,20 @@ fn recognize_refuses_bad_pictures_and_options_with_4xx() {
         400,
         "bad-picture",
     );
-    assert_error(
-        &server.request("POST", "/api/recognize?side=x", &[], &png),
-        400,
-        "bad-request",
-    );
-    assert_error(
-        &server.request("POST", "/api/recognize?ep=z9", &[], &png),
-        400,
-        "bad-request",
-    );
-    assert_error(
-        &server.request("POST", "/api/recognize?castling=XYZ", &[], &png),
-        400,
-        "bad-request",
-    );
+    for options in ["side=x", "ep=z9", "castling=XYZ", "flipped=maybe"] {
+        let path = format!("/api/recognize?{options}");
+        assert_error(
+            &server.request("POST", &path, &[], &png),
+            400,
+            "bad-request",
+        );
+    }
     // A plain grey picture has no board in it.
-    let mut grey = Vec::new();
-    image::DynamicImage::ImageRgb8(image::RgbImage::from_pixel(
+    let grey = png_bytes(image::DynamicImage::ImageRgb8(image::RgbImage::from_pixel(
         300,
         200,
         image::Rgb([128, 128, 128]),
-    ))
-    .write_to(
-        &mut std::io::Cursor::new(&mut grey),
-        image::ImageFormat::Png,
-    )
-    .unwrap();
+    )));
     assert_error(
         &server.request("POST", "/api/recognize", &[], &grey),
         422,
@@ -268,13 +240,9 @@ fn limits_body_size_and_picture_size() {
         "body-too-large",
     );
     // 8000 x 6000 = 48 megapixels: small as a file, too large to decode.
-    let mut huge = Vec::new();
-    image::DynamicImage::ImageLuma8(image::GrayImage::new(8000, 6000))
-        .write_to(
-            &mut std::io::Cursor::new(&mut huge),
-            image::ImageFormat::Png,
-        )
-        .unwrap();
+    let huge = png_bytes(image::DynamicImage::ImageLuma8(image::GrayImage::new(
+        8000, 6000,
+    )));
     assert!(huge.len() < 20 * 1024 * 1024);
     assert_error(
         &server.request("POST", "/api/recognize", &[], &huge),

@@ -208,8 +208,13 @@ pub fn board_png(fen: &str, square: u32) -> Vec<u8> {
     let (w, h) = rgba.dimensions();
     let mut canvas = image::RgbaImage::from_pixel(w + 40, h + 40, image::Rgba([40, 40, 40, 255]));
     image::imageops::overlay(&mut canvas, &rgba, 20, 20);
+    png_bytes(image::DynamicImage::ImageRgba8(canvas))
+}
+
+/// A picture encoded as PNG.
+pub fn png_bytes(picture: image::DynamicImage) -> Vec<u8> {
     let mut bytes = Vec::new();
-    image::DynamicImage::ImageRgba8(canvas)
+    picture
         .write_to(
             &mut std::io::Cursor::new(&mut bytes),
             image::ImageFormat::Png,
