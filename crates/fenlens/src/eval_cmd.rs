@@ -44,6 +44,10 @@ pub struct EvalArgs {
     /// Average each square with its mirror image (twice the classifier's work).
     #[arg(long)]
     mirror: bool,
+    /// Count a square as flagged below this probability instead of the built-in threshold (to
+    /// choose the threshold).
+    #[arg(long, value_name = "P")]
+    uncertain_below: Option<f32>,
 }
 
 #[derive(Deserialize)]
@@ -315,7 +319,15 @@ fn evaluate(recognizer: &Recognizer, args: &EvalArgs, entry: &Entry) -> Outcome 
             None => (entry.placement.as_str(), entry.flipped, entry.corners),
         };
         let truth = parse_board(placement).ok_or("bad placement in manifest")?;
-        let uncertain = recognition.uncertain();
+        let uncertain: Vec<Square> = match args.uncertain_below {
+            Some(threshold) => recognition
+                .squares
+                .iter()
+                .filter(|s| s.changed || s.confidence() < threshold)
+                .map(|s| s.square)
+                .collect(),
+            None => recognition.uncertain(),
+        };
         let wrong: Vec<Wrong> = Square::ALL
             .into_iter()
             .filter_map(|sq| {
