@@ -41,9 +41,10 @@ pub struct EvalArgs {
     /// model.
     #[arg(long, value_name = "FILE")]
     model: Option<PathBuf>,
-    /// Average each square with its mirror image (twice the classifier's work).
+    /// Do not average each square with its mirror image (the default does; this measures the
+    /// network alone).
     #[arg(long)]
-    mirror: bool,
+    no_mirror: bool,
     /// Count a square as flagged below this probability instead of the built-in threshold (to
     /// choose the threshold).
     #[arg(long, value_name = "P")]
@@ -123,7 +124,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         )?,
         None => Classifier::embedded()?,
     };
-    let recognizer = Recognizer::with_classifier(classifier.with_mirror_averaging(args.mirror));
+    let recognizer = Recognizer::with_classifier(classifier.with_mirror_averaging(!args.no_mirror));
     let bar = progress_bar(entries.len() as u64, "evaluating");
     let started = Instant::now();
     let outcomes: Vec<(Vec<String>, Outcome)> = entries

@@ -260,11 +260,8 @@ fn a_recognition_past_the_timeout_gets_503_with_retry_after() {
     assert_eq!(answer.header("retry-after"), Some("1"));
 }
 
-#[test]
-fn concurrent_recognitions_beyond_the_bound_get_503() {
-    let server = Server::start(&["--max-recognitions", "1"]);
-    let png = Arc::new(board_png(POSITION, 96));
-    let clients = 8;
+/// Sends `clients` recognitions at once; returns the answers.
+fn at_once(server: &Server, png: &Arc<Vec<u8>>, clients: usize) -> Vec<common::Response> {
     let barrier = Arc::new(Barrier::new(clients));
     let handles: Vec<_> = (0..clients)
         .map(|_| {
@@ -275,7 +272,25 @@ fn concurrent_recognitions_beyond_the_bound_get_503() {
             })
         })
         .collect();
-    let answers: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    handles.into_iter().map(|h| h.join().unwrap()).collect()
+}
+
+#[test]
+fn concurrent_recognitions_wait_in_the_queue() {
+    let server = Server::start(&["--max-recognitions", "1", "--queue", "16"]);
+    let png = Arc::new(board_png(POSITION, 64));
+    for answer in at_once(&server, &png, 8) {
+        assert_eq!(answer.status, 200, "{}", answer.text());
+        assert_eq!(answer.json()["placement"], placement(POSITION));
+    }
+}
+
+#[test]
+fn concurrent_recognitions_beyond_slots_and_queue_get_503() {
+    let server = Server::start(&["--max-recognitions", "1", "--queue", "0"]);
+    let png = Arc::new(board_png(POSITION, 96));
+    let clients = 8;
+    let answers = at_once(&server, &png, clients);
     let ok = answers.iter().filter(|a| a.status == 200).count();
     let busy: Vec<_> = answers.iter().filter(|a| a.status == 503).collect();
     assert_eq!(ok + busy.len(), clients, "only 200 or 503: {answers:?}");

@@ -2,6 +2,7 @@
 //! `{error, message}`; only a broken model or a crashed worker gives a 500.
 
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use axum::Json;
 use axum::body::Bytes;
@@ -202,16 +203,30 @@ pub async fn recognize(
         flipped,
     )
     .map_err(|e| ApiError::bad_request(e.to_string()))?;
-    let permit = state
-        .recognitions
-        .clone()
-        .try_acquire_owned()
-        .map_err(|_| {
-            ApiError::busy(
-                "busy",
-                "all recognition slots are taken; try again in a second",
-            )
-        })?;
+    let busy = || {
+        ApiError::busy(
+            "busy",
+            "all recognition slots are taken and the queue is full; try again in a second",
+        )
+    };
+    let permit = match state.recognitions.clone().try_acquire_owned() {
+        Ok(permit) => permit,
+        Err(_) => {
+            // Wait in a bounded queue, no longer than the request's time limit.
+            if state.waiting.fetch_add(1, Ordering::SeqCst) >= state.queue {
+                state.waiting.fetch_sub(1, Ordering::SeqCst);
+                return Err(busy());
+            }
+            let waited =
+                tokio::time::timeout(state.timeout, state.recognitions.clone().acquire_owned())
+                    .await;
+            state.waiting.fetch_sub(1, Ordering::SeqCst);
+            match waited {
+                Ok(Ok(permit)) => permit,
+                _ => return Err(busy()),
+            }
+        }
+    };
     let (name, bytes) = picture(request, &state).await?;
     let worker = state.clone();
     // The permit moves into the worker: a slot frees only when the work really ends.

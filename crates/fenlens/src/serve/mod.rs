@@ -3,7 +3,7 @@
 //! One axum router serves the page (HTML, script, styles and piece drawings, all embedded in the
 //! binary, so it works offline) and the API (`/api/recognize`, `/api/check`, `/api/render`,
 //! `/api/openapi.json`). Recognition runs on blocking threads, at most `--max-recognitions` at a
-//! time; more get 503 with `Retry-After`. Every request is logged on one line to stderr.
+//! time; up to `--queue` more wait for a slot, and beyond that they get 503 with `Retry-After`. Every request is logged on one line to stderr.
 
 mod api;
 mod assets;
@@ -11,6 +11,7 @@ mod assets;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::sync::atomic::AtomicUsize;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -48,10 +49,14 @@ pub struct ServeArgs {
     #[arg(long, value_name = "ORIGIN")]
     cors: Option<String>,
 
-    /// Recognitions running at once; further requests get 503 with Retry-After
-    /// (default: the number of CPU cores).
+    /// Recognitions running at once (default: the number of CPU cores).
     #[arg(long, value_name = "N")]
     max_recognitions: Option<usize>,
+
+    /// Recognition requests that may wait for a free slot; beyond that they get 503 with
+    /// Retry-After.
+    #[arg(long, default_value_t = 64, value_name = "N")]
+    queue: usize,
 
     /// Seconds a recognition may take before the request gets 503 (fractions allowed).
     #[arg(long, default_value_t = 30.0, value_name = "SECONDS")]
@@ -64,6 +69,10 @@ pub struct AppState {
     pub recognizer: Recognizer,
     /// Free recognition slots.
     pub recognitions: Arc<Semaphore>,
+    /// Requests waiting for a slot now.
+    pub waiting: AtomicUsize,
+    /// Most requests allowed to wait.
+    pub queue: usize,
     /// The piece drawings for `/api/render` and the page.
     pub pieces: PieceSet,
     /// Per-request time limit.
@@ -127,6 +136,8 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
         recognitions: Arc::new(Semaphore::new(
             args.max_recognitions.unwrap_or(cores).max(1),
         )),
+        waiting: AtomicUsize::new(0),
+        queue: args.queue,
         pieces: PieceSet::builtin(),
         timeout: Duration::try_from_secs_f64(args.timeout)
             .ok()
