@@ -369,6 +369,11 @@ fn page_assets_openapi_404_cors_and_logging() {
         404,
         "not-found",
     );
+    assert_error(
+        &server.request("GET", "/api/recognize", &[], b""),
+        405,
+        "method-not-allowed",
+    );
     let origin = [("Origin", "https://example.org")];
     let no_cors = server.request("GET", "/api/check?fen=8/8", &origin, b"");
     assert_eq!(no_cors.header("access-control-allow-origin"), None);

@@ -119,6 +119,15 @@ pub async fn not_found() -> ApiError {
     )
 }
 
+/// A known path with the wrong method: 405.
+pub async fn method_not_allowed() -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method-not-allowed",
+        "this path does not take that method; see /api/openapi.json",
+    )
+}
+
 /// Options of `POST /api/recognize`, named like the CLI's.
 #[derive(Deserialize, Default)]
 pub struct RecognizeQuery {

@@ -94,6 +94,7 @@ pub fn router(state: Arc<AppState>, cors: Option<HeaderValue>) -> Router {
         .route("/pieces/{name}", get(assets::piece))
         .merge(api)
         .fallback(api::not_found)
+        .method_not_allowed_fallback(api::method_not_allowed)
         .with_state(state);
     if let Some(origin) = cors {
         app = app.layer(
