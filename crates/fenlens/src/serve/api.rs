@@ -2,7 +2,7 @@
 //! `{error, message}`; only a broken model or a crashed worker gives a 500.
 
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use axum::Json;
 use axum::body::Bytes;
@@ -128,6 +128,26 @@ pub async fn method_not_allowed() -> ApiError {
     )
 }
 
+/// One request counted in the waiting queue while this lives.
+struct Waiting<'a> {
+    count: &'a AtomicUsize,
+    /// Requests that were already waiting.
+    ahead: usize,
+}
+
+impl<'a> Waiting<'a> {
+    fn enter(count: &'a AtomicUsize) -> Waiting<'a> {
+        let ahead = count.fetch_add(1, Ordering::SeqCst);
+        Waiting { count, ahead }
+    }
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.count.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 /// Options of `POST /api/recognize`, named like the CLI's.
 #[derive(Deserialize, Default)]
 pub struct RecognizeQuery {
@@ -212,6 +232,8 @@ pub async fn recognize(
         flipped,
     )
     .map_err(|e| ApiError::bad_request(e.to_string()))?;
+    // Read the upload before taking a slot: a slow client must not hold the CPU's turn.
+    let (name, bytes) = picture(request, &state).await?;
     let busy = || {
         ApiError::busy(
             "busy",
@@ -221,22 +243,22 @@ pub async fn recognize(
     let permit = match state.recognitions.clone().try_acquire_owned() {
         Ok(permit) => permit,
         Err(_) => {
-            // Wait in a bounded queue, no longer than the request's time limit.
-            if state.waiting.fetch_add(1, Ordering::SeqCst) >= state.queue {
-                state.waiting.fetch_sub(1, Ordering::SeqCst);
+            // Wait in a bounded queue, no longer than the request's time limit. The count goes
+            // down however the wait ends, a client that hangs up included.
+            let waiting = Waiting::enter(&state.waiting);
+            if waiting.ahead >= state.queue {
                 return Err(busy());
             }
             let waited =
                 tokio::time::timeout(state.timeout, state.recognitions.clone().acquire_owned())
                     .await;
-            state.waiting.fetch_sub(1, Ordering::SeqCst);
+            drop(waiting);
             match waited {
                 Ok(Ok(permit)) => permit,
                 _ => return Err(busy()),
             }
         }
     };
-    let (name, bytes) = picture(request, &state).await?;
     let worker = state.clone();
     // The permit moves into the worker: a slot frees only when the work really ends.
     let task = tokio::task::spawn_blocking(move || {
