@@ -11,7 +11,7 @@ use fenlens_fen::shakmaty::Piece;
 use fenlens_render::pieces::{PIECES, piece_index};
 
 use crate::VisionError;
-use crate::rectify::CROP;
+use crate::rectify::{CROP, mirror_crop};
 
 /// Number of classes: empty, then White P N B R Q K, then Black P N B R Q K.
 pub const CLASSES: usize = 13;
@@ -126,11 +126,9 @@ impl Classifier {
                 .collect();
             let mut mirrored = Vec::with_capacity(second.len() * CROP * CROP);
             for &i in &second {
-                let crop = &crops[i * CROP * CROP..(i + 1) * CROP * CROP];
-                for row in crop.chunks_exact(CROP) {
-                    mirrored.extend(row.iter().rev());
-                }
+                mirrored.extend_from_slice(&crops[i * CROP * CROP..(i + 1) * CROP * CROP]);
             }
+            mirrored.chunks_exact_mut(CROP * CROP).for_each(mirror_crop);
             if !second.is_empty() {
                 let looks = self.forward(mirrored)?;
                 for (&i, look) in second.iter().zip(looks) {

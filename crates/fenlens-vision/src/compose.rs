@@ -35,7 +35,12 @@ impl SquareReading {
 
     /// Whether the user should look at this square.
     pub fn uncertain(&self) -> bool {
-        self.changed || self.confidence() < UNCERTAIN_BELOW
+        self.uncertain_below(UNCERTAIN_BELOW)
+    }
+
+    /// Whether this square was changed by a rule or its probability is under `threshold`.
+    pub fn uncertain_below(&self, threshold: f32) -> bool {
+        self.changed || self.confidence() < threshold
     }
 
     /// Other classes by probability, best first (excluding the chosen one).

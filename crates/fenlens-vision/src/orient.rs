@@ -15,7 +15,7 @@ use fenlens_fen::orientation_score;
 use fenlens_fen::shakmaty::Board;
 use image::RgbImage;
 
-use crate::rectify::board_to_picture;
+use crate::rectify::{board_to_picture, grey_level};
 
 /// The orientation decision.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -109,8 +109,9 @@ pub fn orient_from_labels(image: &RgbImage, corners: [[f32; 2]; 4]) -> Option<Or
             return None;
         }
         let (x, y) = (x.clamp(0.0, right), y.clamp(0.0, bottom));
-        let p = image.get_pixel(x.round() as u32, y.round() as u32).0;
-        Some((0.299 * p[0] as f32 + 0.587 * p[1] as f32 + 0.114 * p[2] as f32) / 255.0)
+        Some(grey_level(
+            image.get_pixel(x.round() as u32, y.round() as u32).0,
+        ))
     };
     let mut best: Option<Orientation> = None;
     for ((left, right), (top, bottom)) in LABEL_PLACES {

@@ -33,29 +33,16 @@ pub fn board_to_picture(corners: [[f32; 2]; 4]) -> Option<Projection> {
     )
 }
 
-/// The projective map from the unit square to the quad (top-left, top-right, bottom-right,
-/// bottom-left) as `[a, b, c, d, e, f, g, h]`: `x = (a u + b v + c) / w`,
-/// `y = (d u + e v + f) / w`, `w = g u + h v + 1` (Heckbert's closed form).
-fn unit_square_map(corners: [[f32; 2]; 4]) -> [f64; 8] {
-    let [[x0, y0], [x1, y1], [x2, y2], [x3, y3]] = corners.map(|c| [c[0] as f64, c[1] as f64]);
-    let (dx1, dx2, dy1, dy2) = (x1 - x2, x3 - x2, y1 - y2, y3 - y2);
-    let (sx, sy) = (x0 - x1 + x2 - x3, y0 - y1 + y2 - y3);
-    let den = dx1 * dy2 - dx2 * dy1;
-    let (g, h) = if (sx != 0.0 || sy != 0.0) && den != 0.0 {
-        ((sx * dy2 - dx2 * sy) / den, (dx1 * sy - sx * dy1) / den)
-    } else {
-        (0.0, 0.0)
-    };
-    [
-        x1 - x0 + g * x1,
-        x3 - x0 + h * x3,
-        x0,
-        y1 - y0 + g * y1,
-        y3 - y0 + h * y3,
-        y0,
-        g,
-        h,
-    ]
+/// The grey level (0-1) of an RGB pixel.
+pub(crate) fn grey_level(p: [u8; 3]) -> f32 {
+    (0.299 * p[0] as f32 + 0.587 * p[1] as f32 + 0.114 * p[2] as f32) / 255.0
+}
+
+/// Mirrors one `CROP`×`CROP` crop left to right, in place.
+pub fn mirror_crop(crop: &mut [f32]) {
+    for row in crop.chunks_exact_mut(CROP) {
+        row.reverse();
+    }
 }
 
 /// Grey levels (0-1) of the part of a picture that sampling can reach: a window of the picture,
@@ -76,10 +63,7 @@ impl GreyWindow {
         let mut grey = Vec::with_capacity((width * height) as usize);
         for y in y0..=y1 {
             for x in x0..=x1 {
-                let p = image.get_pixel(x, y).0;
-                grey.push(
-                    (0.299 * p[0] as f32 + 0.587 * p[1] as f32 + 0.114 * p[2] as f32) / 255.0,
-                );
+                grey.push(grey_level(image.get_pixel(x, y).0));
             }
         }
         GreyWindow {
@@ -149,33 +133,19 @@ pub fn rectify(image: &RgbImage, corners: [[f32; 2]; 4]) -> Option<Rectified> {
     } else {
         GreyWindow::new(image, 0, 0, w - 1, h - 1)
     };
-    // Along a row the map's numerators and denominator change linearly: step them.
-    let [a, b, c, d, e, f, g, h] = unit_square_map(corners);
     let mut gray = vec![0.0f32; BOARD * BOARD];
-    let step = inv as f64 / samples as f64;
-    let columns = BOARD * samples;
-    let mut row_sums = vec![0.0f32; BOARD];
     for row in 0..BOARD {
-        row_sums.iter_mut().for_each(|s| *s = 0.0);
-        for sy in 0..samples {
-            let v = (row as f64 - MARGIN as f64 + (sy as f64 + 0.5) / samples as f64) * inv as f64;
-            let u0 = (-(MARGIN as f64) + 0.5 / samples as f64) * inv as f64;
-            let (mut xn, mut yn, mut wn) =
-                (a * u0 + b * v + c, d * u0 + e * v + f, g * u0 + h * v + 1.0);
-            for column in 0..columns {
-                let (x, y) = ((xn / wn) as f32, (yn / wn) as f32);
-                row_sums[column / samples] += window.sample(x - 0.5, y - 0.5);
-                xn += a * step;
-                yn += d * step;
-                wn += g * step;
+        for col in 0..BOARD {
+            let mut sum = 0.0;
+            for sy in 0..samples {
+                for sx in 0..samples {
+                    let u = (col as f32 - MARGIN as f32 + (sx as f32 + 0.5) / samples as f32) * inv;
+                    let v = (row as f32 - MARGIN as f32 + (sy as f32 + 0.5) / samples as f32) * inv;
+                    let (x, y) = projection * (u, v);
+                    sum += window.sample(x - 0.5, y - 0.5);
+                }
             }
-        }
-        let norm = 1.0 / (samples * samples) as f32;
-        for (out, sum) in gray[row * BOARD..(row + 1) * BOARD]
-            .iter_mut()
-            .zip(&row_sums)
-        {
-            *out = sum * norm;
+            gray[row * BOARD + col] = sum / (samples * samples) as f32;
         }
     }
     Some(Rectified { gray })
@@ -231,28 +201,6 @@ mod tests {
         // The a8 crop's centre is brighter than b8's.
         let centre = (CROP / 2) * CROP + CROP / 2;
         assert!(crops[centre] > crops[CROP * CROP + centre]);
-    }
-
-    #[test]
-    fn the_stepped_map_agrees_with_the_projection() {
-        let corners = [[31.0, 12.5], [250.0, 40.0], [230.0, 260.0], [10.0, 230.0]];
-        let projection = board_to_picture(corners).unwrap();
-        let [a, b, c, d, e, f, g, h] = unit_square_map(corners);
-        for (u, v) in [
-            (0.0, 0.0),
-            (1.0, 0.0),
-            (0.3, 0.7),
-            (-0.02, 1.02),
-            (0.5, 0.5),
-        ] {
-            let w = g * u + h * v + 1.0;
-            let (x, y) = ((a * u + b * v + c) / w, (d * u + e * v + f) / w);
-            let (px, py) = projection * (u as f32, v as f32);
-            assert!(
-                (x as f32 - px).abs() < 1e-3 && (y as f32 - py).abs() < 1e-3,
-                "{u} {v}"
-            );
-        }
     }
 
     #[test]

@@ -21,7 +21,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::VisionError;
 use crate::classify::{SquareNet, piece_class};
-use crate::rectify::{CROP, cut_squares, rectify};
+use crate::rectify::{CROP, cut_squares, mirror_crop, rectify};
 
 /// Training settings.
 #[derive(Clone)]
@@ -147,9 +147,7 @@ pub fn training_board(rng: &mut impl RngExt, library: &Library) -> TrainingBoard
     // Mirrored pieces are still the same pieces (knights face either way across designs).
     for crop in crops.chunks_exact_mut(CROP * CROP) {
         if rng.random_bool(0.5) {
-            for row in crop.chunks_exact_mut(CROP) {
-                row.reverse();
-            }
+            mirror_crop(crop);
         }
     }
     TrainingBoard { crops, labels }

@@ -324,7 +324,7 @@ fn evaluate(recognizer: &Recognizer, args: &EvalArgs, entry: &Entry) -> Outcome 
             Some(threshold) => recognition
                 .squares
                 .iter()
-                .filter(|s| s.changed || s.confidence() < threshold)
+                .filter(|s| s.uncertain_below(threshold))
                 .map(|s| s.square)
                 .collect(),
             None => recognition.uncertain(),

@@ -10,6 +10,7 @@ use fenlens_fen::shakmaty::Square;
 use fenlens_vision::classify::class_char;
 use fenlens_vision::{Castling, Flipped, Options, Recognition, Recognizer};
 use rayon::prelude::*;
+use serde::Deserialize;
 use serde_json::json;
 
 use crate::render_cmd::progress_bar;
@@ -59,16 +60,20 @@ pub struct RecognizeArgs {
     annotate: Option<PathBuf>,
 }
 
-#[derive(ValueEnum, Clone, Copy, Debug)]
-enum Side {
+/// Side to move, as the CLI and the API spell it.
+#[derive(ValueEnum, Deserialize, Clone, Copy, Debug)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
     /// White to move.
     W,
     /// Black to move.
     B,
 }
 
-#[derive(ValueEnum, Clone, Copy, Debug)]
-enum FlippedArg {
+/// Orientation, as the CLI and the API spell it.
+#[derive(ValueEnum, Deserialize, Clone, Copy, Debug)]
+#[serde(rename_all = "lowercase")]
+pub enum FlippedArg {
     /// Decide from the position.
     Auto,
     /// Black at the bottom.
@@ -104,16 +109,22 @@ fn expand(inputs: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
+impl From<FlippedArg> for Flipped {
+    fn from(arg: FlippedArg) -> Flipped {
+        match arg {
+            FlippedArg::Auto => Flipped::Auto,
+            FlippedArg::Yes => Flipped::Yes,
+            FlippedArg::No => Flipped::No,
+        }
+    }
+}
+
 fn options(args: &RecognizeArgs) -> Result<Options> {
     parse_options(
         matches!(args.side, Side::B),
         &args.castling,
         args.ep.as_deref(),
-        match args.flipped {
-            FlippedArg::Auto => Flipped::Auto,
-            FlippedArg::Yes => Flipped::Yes,
-            FlippedArg::No => Flipped::No,
-        },
+        args.flipped.into(),
     )
 }
 

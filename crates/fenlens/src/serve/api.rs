@@ -18,7 +18,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::AppState;
-use crate::recognize_cmd::{parse_options, recognition_json};
+use crate::recognize_cmd::{FlippedArg, Side, parse_options, recognition_json};
 
 /// An API failure: status plus `{error, message}`.
 pub struct ApiError {
@@ -151,10 +151,10 @@ impl Drop for Waiting<'_> {
 /// Options of `POST /api/recognize`, named like the CLI's.
 #[derive(Deserialize, Default)]
 pub struct RecognizeQuery {
-    side: Option<String>,
+    side: Option<Side>,
     castling: Option<String>,
     ep: Option<String>,
-    flipped: Option<String>,
+    flipped: Option<FlippedArg>,
 }
 
 /// The picture of a request: its body, or the first file of a multipart form.
@@ -206,30 +206,11 @@ pub async fn recognize(
     request: Request,
 ) -> Result<Json<Value>, ApiError> {
     let Query(query) = query?;
-    let black_to_move = match query.side.as_deref() {
-        None | Some("w") => false,
-        Some("b") => true,
-        Some(other) => {
-            return Err(ApiError::bad_request(format!(
-                "side must be w or b, not {other:?}"
-            )));
-        }
-    };
-    let flipped = match query.flipped.as_deref() {
-        None | Some("auto") => Flipped::Auto,
-        Some("yes") => Flipped::Yes,
-        Some("no") => Flipped::No,
-        Some(other) => {
-            return Err(ApiError::bad_request(format!(
-                "flipped must be auto, yes or no, not {other:?}"
-            )));
-        }
-    };
     let options = parse_options(
-        black_to_move,
+        matches!(query.side, Some(Side::B)),
         query.castling.as_deref().unwrap_or("auto"),
         query.ep.as_deref(),
-        flipped,
+        query.flipped.map_or(Flipped::Auto, Flipped::from),
     )
     .map_err(|e| ApiError::bad_request(e.to_string()))?;
     // Read the upload before taking a slot: a slow client must not hold the CPU's turn.
@@ -269,7 +250,10 @@ pub async fn recognize(
         Err(_) => {
             return Err(ApiError::busy(
                 "timeout",
-                format!("the picture took longer than {} s", state.timeout.as_secs()),
+                format!(
+                    "the picture took longer than {:.1} s",
+                    state.timeout.as_secs_f64()
+                ),
             ));
         }
         Ok(Err(_)) => {
