@@ -10,7 +10,9 @@ use resvg::tiny_skia::{
     RadialGradient, Rect, SpreadMode, Stroke, Transform,
 };
 
-use crate::pieces::{PieceSet, piece_index};
+#[cfg(test)]
+use crate::pieces::PieceSet;
+use crate::pieces::{PieceDrawings, piece_index};
 use crate::style::{BoardLook, BoardStyle, Coords, Hatch, PieceVariation, Rgb, Tint};
 use crate::text::{self, Face, Pen};
 
@@ -58,7 +60,12 @@ pub fn display_cell(square: Square, flipped: bool) -> (u32, u32) {
 }
 
 /// Draws `board` with squares of `square` pixels.
-pub fn draw_board(board: &Board, style: &BoardStyle, pieces: &PieceSet, square: u32) -> DrawnBoard {
+pub fn draw_board(
+    board: &Board,
+    style: &BoardStyle,
+    pieces: &(impl PieceDrawings + ?Sized),
+    square: u32,
+) -> DrawnBoard {
     let square = square.max(4);
     let s = square as f32;
     let side = 8.0 * s;

@@ -25,7 +25,7 @@ use std::path::PathBuf;
 
 pub use dataset::{DatasetOptions, ManifestEntry, generate};
 pub use draw::{DrawnBoard, draw_board};
-pub use pieces::PieceSet;
+pub use pieces::{GraftedSet, PieceDrawings, PieceSet};
 pub use scene::{Category, Library, Sample, render_sample};
 pub use style::{BoardLook, BoardStyle, Coords};
 

@@ -179,6 +179,59 @@ impl PieceSet {
     }
 }
 
+/// Anything that can hand [`crate::draw_board`] the twelve piece drawings at a size.
+pub trait PieceDrawings {
+    /// All twelve pieces rasterized into `size`×`size` pixmaps, in [`PIECES`] order.
+    fn sprites(&self, size: u32) -> Arc<Sprites>;
+}
+
+impl PieceDrawings for PieceSet {
+    fn sprites(&self, size: u32) -> Arc<Sprites> {
+        PieceSet::sprites(self, size)
+    }
+}
+
+impl<T: PieceDrawings + ?Sized> PieceDrawings for Arc<T> {
+    fn sprites(&self, size: u32) -> Arc<Sprites> {
+        (**self).sprites(size)
+    }
+}
+
+/// A new design made of two known ones: each piece's drawing is the `base` set's above its cut
+/// line and the `donor` set's below it (a cut of 0 takes the donor's whole piece, 1 the base's).
+///
+/// Training uses it so that the classifier learns pieces by the parts that tell them apart
+/// (a knight's head, a bishop's mitre) rather than by a base or a collar one set happens to draw.
+pub struct GraftedSet {
+    /// The set drawing the tops.
+    pub base: Arc<PieceSet>,
+    /// The set drawing the bottoms.
+    pub donor: Arc<PieceSet>,
+    /// Per piece ([`PIECES`] order), the cut line as a fraction of the drawing's height.
+    pub cuts: [f32; 12],
+}
+
+impl PieceDrawings for GraftedSet {
+    fn sprites(&self, size: u32) -> Arc<Sprites> {
+        let base = self.base.sprites(size);
+        let donor = self.donor.sprites(size);
+        Arc::new(std::array::from_fn(|i| {
+            graft(&base[i], &donor[i], self.cuts[i])
+        }))
+    }
+}
+
+/// `top` above the line at `cut` of the height, `bottom` below it (same-sized pixmaps).
+fn graft(top: &Pixmap, bottom: &Pixmap, cut: f32) -> Pixmap {
+    let mut out = top.clone();
+    let row = top.width() as usize * 4;
+    let line = ((cut.clamp(0.0, 1.0) * top.height() as f32).round() as usize) * row;
+    let line = line.min(out.data().len()).min(bottom.data().len());
+    let end = out.data().len().min(bottom.data().len());
+    out.data_mut()[line..end].copy_from_slice(&bottom.data()[line..end]);
+    out
+}
+
 /// Lists the piece-set folders under `root` (folders holding all twelve drawings), sorted.
 pub fn list_sets(root: &Path) -> Result<Vec<std::path::PathBuf>, RenderError> {
     let entries = std::fs::read_dir(root).map_err(|source| RenderError::Io {
@@ -196,6 +249,36 @@ pub fn list_sets(root: &Path) -> Result<Vec<std::path::PathBuf>, RenderError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn grafted_pieces_join_two_sets_at_the_cut() {
+        let base = Arc::new(PieceSet::builtin());
+        let donor_sources = CBURNETT
+            .iter()
+            .map(|s| s.replace("fill=\"#fff\"", "fill=\"#f00\""))
+            .collect();
+        let donor = Arc::new(PieceSet::from_sources("red".into(), donor_sources).unwrap());
+        let mut cuts = [1.0; 12];
+        cuts[0] = 0.5; // white pawn: cburnett's top, the red set's bottom
+        cuts[1] = 0.0; // white knight: all the red set's
+        let grafted = GraftedSet {
+            base: base.clone(),
+            donor: donor.clone(),
+            cuts,
+        };
+        let sprites = grafted.sprites(40);
+        let (plain, red) = (base.sprites(40), donor.sprites(40));
+        let rows = |p: &Pixmap, from: usize, to: usize| p.data()[from * 160..to * 160].to_vec();
+        assert_ne!(
+            rows(&plain[0], 0, 40),
+            rows(&red[0], 0, 40),
+            "the sets differ"
+        );
+        assert_eq!(rows(&sprites[0], 0, 20), rows(&plain[0], 0, 20));
+        assert_eq!(rows(&sprites[0], 20, 40), rows(&red[0], 20, 40));
+        assert_eq!(sprites[1].data(), red[1].data());
+        assert_eq!(sprites[5].data(), plain[5].data());
+    }
 
     #[test]
     fn piece_order_and_names() {

@@ -10,6 +10,7 @@ use std::sync::mpsc::{Receiver, sync_channel};
 use candle_core::{DType, Device, Tensor};
 use candle_nn::{AdamW, Optimizer, ParamsAdamW, VarBuilder, VarMap, loss};
 use fenlens_fen::shakmaty::Square;
+use fenlens_render::GraftedSet;
 use fenlens_render::degrade;
 use fenlens_render::draw::{display_cell, draw_board, pixmap_to_rgba};
 use fenlens_render::positions::{self, Sampled};
@@ -75,9 +76,24 @@ pub fn training_board(rng: &mut impl RngExt, library: &Library) -> TrainingBoard
     if rng.random_bool(0.5) {
         style.piece_variation = piece_variation(rng);
     }
-    let pieces = &library.piece_sets[rng.random_range(0..library.piece_sets.len())];
+    let sets = &library.piece_sets;
+    let pieces = &sets[rng.random_range(0..sets.len())];
     let square = rng.random_range(14..64u32);
-    let drawn = draw_board(&sampled.board, &style, pieces, square);
+    let drawn = if rng.random_bool(0.35) {
+        // New designs joined from two known ones (see `GraftedSet`).
+        let grafted = GraftedSet {
+            base: pieces.clone(),
+            donor: sets[rng.random_range(0..sets.len())].clone(),
+            cuts: std::array::from_fn(|_| match rng.random_range(0..10) {
+                0..3 => 1.0,
+                3..5 => 0.0,
+                _ => rng.random_range(0.4..0.75),
+            }),
+        };
+        draw_board(&sampled.board, &style, &grafted, square)
+    } else {
+        draw_board(&sampled.board, &style, pieces, square)
+    };
     let mut image = to_rgb(&drawn.pixmap);
     // Context around the board: a background band like real pictures have.
     let pad = (square / 2).max(4);

@@ -73,6 +73,8 @@ struct TruthBoard {
     position: Option<String>,
     #[serde(default)]
     coords: Option<String>,
+    #[serde(default)]
+    pieces: Option<String>,
 }
 
 #[derive(Default)]
@@ -132,8 +134,8 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         .map(|entry| {
             let outcome = evaluate(&recognizer, &args, entry);
             bar.inc(1);
-            // Rows: the category, the position sampler and the coordinates (orientation depends on
-            // them), and all.
+            // Rows: the category, the position sampler, the coordinates (orientation depends on
+            // them), the piece set, and all.
             let mut keys = vec![entry.category.clone(), "all".to_string()];
             if let Some(kind) = entry.boards.first().and_then(|b| b.position.clone()) {
                 keys.push(format!("pos:{kind}"));
@@ -141,6 +143,10 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
             // Coordinates drawn or not (orientation can be read from them).
             if let Some(coords) = entry.boards.first().and_then(|b| b.coords.clone()) {
                 keys.push(format!("coords:{coords}"));
+            }
+            // The piece set, to see which designs are hard.
+            if let Some(pieces) = entry.boards.first().and_then(|b| b.pieces.clone()) {
+                keys.push(format!("set:{pieces}"));
             }
             (keys, outcome)
         })
