@@ -7,7 +7,9 @@
 //! squares or below the board): of a-h, b, d, f and h have ascenders and a, c, e, g do not, so
 //! the taller letters stand in the 2nd, 4th, 6th and 8th columns when White is at the bottom and
 //! in the 1st, 3rd, 5th and 7th when Black is. That holds in any Latin typeface, so no glyphs
-//! need to be recognized. Otherwise the position decides: pawns advance up the board, kings
+//! need to be recognized. Every pair of an even and an odd column votes, after letters whose
+//! top is far from the others' (a piece's edge, a mark) are left out, so a few columns spoiled
+//! by pieces do not hide the answer. Otherwise the position decides: pawns advance up the board, kings
 //! stay home, pieces start on their own side (the same score the FEN checker uses for its
 //! "board upside down" warning); the confidence is a logistic function of the score difference.
 
@@ -55,15 +57,19 @@ const LABEL_PLACES: [((f32, f32), (f32, f32)); 4] = [
 ];
 
 /// The top of the ink in one label region, in sampled rows, or `None` when nothing that looks
-/// like a label is there. Columns whose ink reaches the region's top belong to a piece (pieces
-/// are taller than labels) and are left out.
-fn ink_top(samples: &[f32]) -> Option<f32> {
+/// like a label is there.
+///
+/// Inside the bottom row (`inside`), columns whose ink reaches the region's top quarter belong
+/// to a piece (pieces are taller than labels) and are left out, and a label must sit in the
+/// region's lower two thirds. Below the board nothing but labels and lines is drawn: rows
+/// inked at the region's top (the board's edge line) are skipped up to the first empty row.
+fn ink_top(samples: &[f32], inside: bool) -> Option<f32> {
     let mut sorted = samples.to_vec();
     sorted.sort_by(f32::total_cmp);
     let background = sorted[sorted.len() / 2];
     let at = |r: usize, c: usize| samples[r * LABEL_COLS + c];
     let free: Vec<usize> = (0..LABEL_COLS)
-        .filter(|&c| (0..LABEL_ROWS / 4).all(|r| (at(r, c) - background).abs() < 0.06))
+        .filter(|&c| !inside || (0..LABEL_ROWS / 4).all(|r| (at(r, c) - background).abs() < 0.06))
         .collect();
     if free.len() < LABEL_COLS / 4 {
         return None;
@@ -88,11 +94,20 @@ fn ink_top(samples: &[f32]) -> Option<f32> {
     if !(0.01..=0.35).contains(&fraction) {
         return None;
     }
-    // The first of two rows with ink (an ascender is a thin stroke; a lone row may be noise).
     let row_ink = |r: usize| free.iter().any(|&c| is_ink(r, c));
-    let top = (0..LABEL_ROWS - 1).find(|&r| row_ink(r) && row_ink(r + 1))?;
-    // A label sits low in its region, with empty rows above it.
-    if top < LABEL_ROWS / 3 {
+    let first_searched = if inside {
+        0
+    } else {
+        (0..LABEL_ROWS / 3).find(|&r| !row_ink(r))?
+    };
+    // The first of two rows with ink (an ascender is a thin stroke; a lone row may be noise).
+    let top = (first_searched..LABEL_ROWS - 1).find(|&r| row_ink(r) && row_ink(r + 1))?;
+    // A label inside a square sits low in it, with empty rows above it.
+    if inside && top < LABEL_ROWS / 3 {
+        return None;
+    }
+    // A label is a few rows tall: ink only in the last rows is an edge or noise.
+    if top + 5 > LABEL_ROWS {
         return None;
     }
     Some(top as f32)
@@ -133,30 +148,40 @@ pub fn orient_from_labels(image: &RgbImage, corners: [[f32; 2]; 4]) -> Option<Or
                 }
             }
             if samples.len() == LABEL_ROWS * LABEL_COLS {
-                *slot = ink_top(&samples);
+                *slot = ink_top(&samples, top < 8.0);
             }
         }
-        // Upright, every odd column's letter (b, d, f, h) reaches higher than every even one's
-        // (a, c, e, g); flipped, the other way round. Ask for a clean split with a margin.
-        let column_tops = |parity: usize| -> Vec<f32> {
-            (parity..8).step_by(2).filter_map(|c| tops[c]).collect()
+        // Upright, the odd columns' letters (b, d, f, h) reach higher than the even ones' (a, c,
+        // e, g); flipped, the other way round. Every pair of an even and an odd column votes;
+        // a piece or a highlight spoiling one column is outvoted, a tie or a split is no answer.
+        // Letters of one typeface stand on one line and reach about one height: a top far from
+        // the others' is a piece's edge or a mark, not a letter.
+        let mut known: Vec<f32> = tops.iter().flatten().copied().collect();
+        known.sort_by(f32::total_cmp);
+        let Some(&middle) = known.get(known.len() / 2) else {
+            continue;
         };
-        let (even, odd) = (column_tops(0), column_tops(1));
-        if even.len() < 2 || odd.len() < 2 || even.len() + odd.len() < 5 {
+        let tops = tops.map(|t| t.filter(|t| (t - middle).abs() <= LABEL_ROWS as f32 / 5.0));
+        let (mut upright, mut turned) = (0i32, 0i32);
+        for (even, odd) in (0..8)
+            .step_by(2)
+            .flat_map(|e| (1..8).step_by(2).map(move |o| (e, o)))
+        {
+            if let (Some(even_top), Some(odd_top)) = (tops[even], tops[odd]) {
+                if odd_top + 2.0 <= even_top {
+                    upright += 1;
+                } else if even_top + 2.0 <= odd_top {
+                    turned += 1;
+                }
+            }
+        }
+        let (majority, minority) = (upright.max(turned), upright.min(turned));
+        if majority < 4 || minority * 3 > majority {
             continue;
         }
-        let highest = |tops: &[f32]| tops.iter().fold(f32::INFINITY, |a, &b| a.min(b));
-        let lowest = |tops: &[f32]| tops.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
-        let flipped = if lowest(&odd) + 1.0 <= highest(&even) {
-            false
-        } else if lowest(&even) + 1.0 <= highest(&odd) {
-            true
-        } else {
-            continue;
-        };
         let found = Orientation {
-            flipped,
-            confidence: 1.0 - 0.5f32.powi((even.len() + odd.len()) as i32),
+            flipped: turned > upright,
+            confidence: 1.0 - 0.5f32.powi(majority - minority),
         };
         if best.is_none_or(|b| found.confidence > b.confidence) {
             best = Some(found);
@@ -181,19 +206,32 @@ mod tests {
         assert_eq!(orient(&Board::empty()).confidence, 0.5);
     }
 
+    /// Two kings in the middle: the position says nothing about orientation.
+    const KINGS: &str = "8/8/8/3k4/4K3/8/8/8";
+
     fn drawn(
         flipped: bool,
         coords: fenlens_render::Coords,
         theme: &str,
     ) -> (RgbImage, [[f32; 2]; 4]) {
+        drawn_placement(KINGS, flipped, coords, theme)
+    }
+
+    fn drawn_placement(
+        placement: &str,
+        flipped: bool,
+        coords: fenlens_render::Coords,
+        theme: &str,
+    ) -> (RgbImage, [[f32; 2]; 4]) {
         use fenlens_render::{BoardLook, BoardStyle, PieceSet, draw_board};
-        // Two kings in the middle: the position says nothing about orientation.
-        let board = fenlens_fen::read(b"8/8/8/3k4/4K3/8/8/8")
-            .setup
-            .unwrap()
-            .board;
+        let board = fenlens_fen::read(placement.as_bytes()).setup.unwrap().board;
         let style = BoardStyle {
-            look: BoardLook::flat(theme).unwrap(),
+            look: match theme {
+                "book" => BoardLook::Book {
+                    hatch: fenlens_render::style::Hatch::Diagonal,
+                },
+                _ => BoardLook::flat(theme).unwrap(),
+            },
             coords,
             flipped,
             ..BoardStyle::default()
@@ -218,6 +256,37 @@ mod tests {
                     assert_eq!(read.flipped, flipped, "{theme} {coords:?}");
                     assert!(read.confidence > 0.9);
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn letters_beside_pieces_in_the_bottom_row_still_count() {
+        use fenlens_render::Coords;
+        // Pieces stand on most bottom squares; some letters are hidden or crowded by them.
+        for (placement, theme) in [
+            ("r3k2r/8/8/8/8/8/8/RN1QKB1R", "brown"),
+            ("8/8/8/3k4/4K3/8/8/R1B1QB1R", "blue"),
+        ] {
+            for flipped in [false, true] {
+                let (image, corners) = drawn_placement(placement, flipped, Coords::Inside, theme);
+                let read = orient_from_labels(&image, corners)
+                    .unwrap_or_else(|| panic!("{placement} {flipped}: no labels read"));
+                assert_eq!(read.flipped, flipped, "{placement}");
+            }
+        }
+    }
+
+    #[test]
+    fn letters_below_a_printed_diagram_give_the_orientation() {
+        use fenlens_render::Coords;
+        // Printed diagrams: a black line around the board, the letters right under it.
+        for placement in [KINGS, "r3k2r/8/8/8/8/8/8/RN1QKB1R"] {
+            for flipped in [false, true] {
+                let (image, corners) = drawn_placement(placement, flipped, Coords::Outside, "book");
+                let read = orient_from_labels(&image, corners)
+                    .unwrap_or_else(|| panic!("{placement} {flipped}: no labels read"));
+                assert_eq!(read.flipped, flipped, "{placement}");
             }
         }
     }
