@@ -15,6 +15,9 @@
 //! 4. keeps the best lattice (many junctions, larger boards before thumbnails) and extends it by
 //!    one square on each side to the board's outer corners.
 //!
+//! Steps 1-4 run first with the large boxes only (a quarter of the work); when they give a sure
+//! board with large squares that is the answer, otherwise they run again with every box size.
+//!
 //! Assumes the board shows at least about a third of its inner corners. Pictures are shrunk to
 //! at most 1024 pixels for the search. When nothing fits: [`VisionError::NoBoard`].
 
@@ -42,6 +45,15 @@ const SCALES: [usize; 8] = [2, 3, 4, 6, 9, 13, 18, 26];
 const MIN_RESPONSE: f32 = 7.0;
 /// Fewest matched inner corners for a board.
 const MIN_MATCHED: usize = 16;
+/// How many of `SCALES`, from the smallest, are searched only when the larger ones find no
+/// sure board.
+const SMALL_SCALES: usize = 3;
+/// A board found with the large boxes alone is taken when it matches this many inner corners
+/// and its squares are at least `SURE_SPACING` working pixels (so the fit, which keeps only
+/// boxes of at least an eighth of a square, would not have used the small boxes anyway and a
+/// smaller board could not outscore it).
+const SURE_MATCHED: usize = 40;
+const SURE_SPACING: f32 = 36.0;
 
 /// An X-junction.
 #[derive(Clone, Copy, Debug)]
@@ -301,6 +313,8 @@ struct Fit {
     homography: Homography,
     matched: usize,
     score: f32,
+    /// Square size in working pixels.
+    spacing: f32,
 }
 
 fn vote(junctions: &[Junction]) -> Vec<Hypothesis> {
@@ -683,6 +697,7 @@ fn fit_hypothesis(all: &[Junction], hypothesis: Hypothesis) -> Option<Fit> {
         homography,
         matched,
         score,
+        spacing,
     })
 }
 
@@ -726,40 +741,15 @@ fn order_corners(points: [[f32; 2]; 4]) -> [[f32; 2]; 4] {
     [0, 1, 2, 3].map(|k| sorted[(start + k) % 4])
 }
 
-/// Finds the board in a picture.
-pub fn locate(image: &RgbImage) -> Result<Located, VisionError> {
-    let (w, h) = image.dimensions();
-    if w < 24 || h < 24 {
-        return Err(VisionError::NoBoard);
-    }
-    let factor = (WORK_SIZE as f32 / w.max(h) as f32).min(1.0);
-    let work = if factor < 1.0 {
-        image::imageops::resize(
-            image,
-            ((w as f32 * factor).round() as u32).max(1),
-            ((h as f32 * factor).round() as u32).max(1),
-            FilterType::Triangle,
-        )
-    } else {
-        image.clone()
-    };
-    let (ww, wh) = (work.width() as usize, work.height() as usize);
-    let gray: Vec<u8> = work
-        .pixels()
-        .map(|p| ((p.0[0] as u32 * 77 + p.0[1] as u32 * 150 + p.0[2] as u32 * 29) >> 8) as u8)
-        .collect();
-    let integral = Integral::new(&gray, ww, wh);
-    // Merge junctions found at several scales: a grid of 2-pixel cells finds neighbours fast.
+/// Merges junctions found at several scales (in the order given): one junction per place and
+/// polarity, with the strongest response and largest box; the most telling 1,500 are kept.
+fn merge_junctions<'a>(per_scale: impl Iterator<Item = &'a Vec<Junction>>) -> Vec<Junction> {
+    // A grid of 2-pixel cells finds neighbours fast.
     let mut junctions: Vec<Junction> = Vec::new();
     let mut cells: std::collections::HashMap<(i32, i32), Vec<usize>> = Default::default();
     let cell = |x: f32, y: f32| ((x / 2.0).floor() as i32, (y / 2.0).floor() as i32);
-    // Scales are independent: find them in parallel, merge in order (same result either way).
-    let per_scale: Vec<Vec<Junction>> = SCALES
-        .par_iter()
-        .map(|&scale| junctions_at(&integral, scale))
-        .collect();
     for found in per_scale {
-        for j in found {
+        for &j in found {
             let (cx, cy) = cell(j.x, j.y);
             let existing = (-1..=1)
                 .flat_map(|dy| (-1..=1).map(move |dx| (cx + dx, cy + dy)))
@@ -788,13 +778,62 @@ pub fn locate(image: &RgbImage) -> Result<Located, VisionError> {
     let weight = |j: &Junction| j.response * (j.scale as f32).sqrt();
     junctions.sort_by(|a, b| weight(b).total_cmp(&weight(a)));
     junctions.truncate(1500);
-    let hypotheses = vote(&junctions);
-    let best = hypotheses
-        .iter()
-        .filter_map(|&hyp| fit_hypothesis(&junctions, hyp))
+    junctions
+}
+
+/// The best-scoring board among the lattices the junctions vote for.
+fn best_fit(junctions: Vec<Junction>) -> Option<Fit> {
+    vote(&junctions)
+        .into_iter()
+        .filter_map(|hypothesis| fit_hypothesis(&junctions, hypothesis))
         .filter(|fit| fit.matched >= MIN_MATCHED)
         .max_by(|a, b| a.score.total_cmp(&b.score))
-        .ok_or(VisionError::NoBoard)?;
+}
+
+/// Finds the board in a picture.
+pub fn locate(image: &RgbImage) -> Result<Located, VisionError> {
+    let (w, h) = image.dimensions();
+    if w < 24 || h < 24 {
+        return Err(VisionError::NoBoard);
+    }
+    let factor = (WORK_SIZE as f32 / w.max(h) as f32).min(1.0);
+    let resized;
+    let work = if factor < 1.0 {
+        resized = image::imageops::resize(
+            image,
+            ((w as f32 * factor).round() as u32).max(1),
+            ((h as f32 * factor).round() as u32).max(1),
+            FilterType::Triangle,
+        );
+        &resized
+    } else {
+        image
+    };
+    let (ww, wh) = (work.width() as usize, work.height() as usize);
+    let gray: Vec<u8> = work
+        .pixels()
+        .map(|p| ((p.0[0] as u32 * 77 + p.0[1] as u32 * 150 + p.0[2] as u32 * 29) >> 8) as u8)
+        .collect();
+    let integral = Integral::new(&gray, ww, wh);
+    // Large boxes first: they are cheap (coarse steps) and enough for a board whose squares
+    // are large, since the fit keeps only junctions found with boxes of at least an eighth of
+    // a square. Small boxes, three quarters of the work, are searched only when that fails.
+    let large: Vec<Vec<Junction>> = SCALES[SMALL_SCALES..]
+        .par_iter()
+        .map(|&scale| junctions_at(&integral, scale))
+        .collect();
+    let coarse = best_fit(merge_junctions(large.iter()))
+        .filter(|fit| fit.matched >= SURE_MATCHED && fit.spacing >= SURE_SPACING);
+    let best = match coarse {
+        Some(fit) => fit,
+        None => {
+            let small: Vec<Vec<Junction>> = SCALES[..SMALL_SCALES]
+                .par_iter()
+                .map(|&scale| junctions_at(&integral, scale))
+                .collect();
+            best_fit(merge_junctions(small.iter().chain(&large))).ok_or(VisionError::NoBoard)?
+        }
+    };
     let corner = |u: f64, v: f64| {
         let (x, y) = best.homography.apply(u, v);
         [x as f32 / factor, y as f32 / factor]
@@ -843,6 +882,29 @@ mod tests {
             );
         }
         assert_eq!(located.matched, 49);
+    }
+
+    #[test]
+    fn a_large_board_is_found_with_the_large_boxes_alone_as_precisely() {
+        // 80-pixel squares: the large boxes find a sure board, the small ones are not searched.
+        let image = checkerboard(800, 50, 70, 640);
+        let (ww, wh) = (image.width() as usize, image.height() as usize);
+        let gray: Vec<u8> = image.pixels().map(|p| p.0[1]).collect();
+        let integral = Integral::new(&gray, ww, wh);
+        let large: Vec<Vec<Junction>> = SCALES[SMALL_SCALES..]
+            .iter()
+            .map(|&scale| junctions_at(&integral, scale))
+            .collect();
+        let coarse = best_fit(merge_junctions(large.iter())).unwrap();
+        assert!(coarse.matched >= SURE_MATCHED && coarse.spacing >= SURE_SPACING);
+        let located = locate(&image).unwrap();
+        let expected = [[50.0, 70.0], [690.0, 70.0], [690.0, 710.0], [50.0, 710.0]];
+        for (got, want) in located.corners.iter().zip(expected) {
+            assert!(
+                (got[0] - want[0]).abs() < 1.5 && (got[1] - want[1]).abs() < 1.5,
+                "{got:?} vs {want:?}"
+            );
+        }
     }
 
     #[test]
