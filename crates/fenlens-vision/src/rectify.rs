@@ -61,10 +61,11 @@ impl GreyWindow {
     fn new(image: &RgbImage, x0: u32, y0: u32, x1: u32, y1: u32) -> GreyWindow {
         let (width, height) = (x1 - x0 + 1, y1 - y0 + 1);
         let mut grey = Vec::with_capacity((width * height) as usize);
+        let stride = image.width() as usize * 3;
         for y in y0..=y1 {
-            for x in x0..=x1 {
-                grey.push(grey_level(image.get_pixel(x, y).0));
-            }
+            let row_start = y as usize * stride + x0 as usize * 3;
+            let row = &image.as_raw()[row_start..row_start + width as usize * 3];
+            grey.extend(row.chunks_exact(3).map(|p| grey_level([p[0], p[1], p[2]])));
         }
         GreyWindow {
             x0,
@@ -81,9 +82,23 @@ impl GreyWindow {
         let (w, h) = self.picture;
         let x = x.clamp(0.0, w as f32 - 1.0);
         let y = y.clamp(0.0, h as f32 - 1.0);
-        let (px0, py0) = (x.floor() as u32, y.floor() as u32);
-        let (px1, py1) = ((px0 + 1).min(w - 1), (py0 + 1).min(h - 1));
+        // Non-negative: truncation is the floor.
+        let (px0, py0) = (x as u32, y as u32);
         let (fx, fy) = (x - px0 as f32, y - py0 as f32);
+        // Inside the window, away from its last row and column: no clamping needed.
+        if px0 >= self.x0
+            && py0 >= self.y0
+            && px0 + 1 < self.x0 + self.width
+            && py0 + 1 < self.y0 + self.height
+        {
+            let i = ((py0 - self.y0) * self.width + (px0 - self.x0)) as usize;
+            let j = i + self.width as usize;
+            let g = &self.grey;
+            let top = g[i] * (1.0 - fx) + g[i + 1] * fx;
+            let bottom = g[j] * (1.0 - fx) + g[j + 1] * fx;
+            return top * (1.0 - fy) + bottom * fy;
+        }
+        let (px1, py1) = ((px0 + 1).min(w - 1), (py0 + 1).min(h - 1));
         let at = |px: u32, py: u32| {
             let lx = px.clamp(self.x0, self.x0 + self.width - 1) - self.x0;
             let ly = py.clamp(self.y0, self.y0 + self.height - 1) - self.y0;
