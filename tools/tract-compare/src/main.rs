@@ -81,10 +81,19 @@ fn main() -> Result<()> {
     let classifier = Classifier::from_bytes(&std::fs::read(&weights)?)?.with_mirror_averaging(false);
     let dir = std::env::temp_dir().join(format!("fenlens-nnef-{}", std::process::id()));
     write_nnef(&weights, &dir)?;
+    let loading = Instant::now();
     let model = tract_nnef::nnef()
         .model_for_path(&dir)?
         .into_optimized()?
         .into_runnable()?;
+    let tract_load_ms = loading.elapsed().as_secs_f64() * 1e3;
+    let loading = Instant::now();
+    let reloaded = Classifier::from_bytes(&std::fs::read(&weights)?)?;
+    let candle_load_ms = loading.elapsed().as_secs_f64() * 1e3;
+    drop(reloaded);
+    println!(
+        "loading the network: candle {candle_load_ms:.2} ms, tract {tract_load_ms:.2} ms (NNEF parse and optimization)"
+    );
     let _ = std::fs::remove_dir_all(&dir);
     let input: tract_nnef::prelude::Tensor =
         tract_ndarray::Array4::from_shape_vec((64, 1, CROP, CROP), crops.clone())?.into();
