@@ -9,9 +9,10 @@
 //! in the 1st, 3rd, 5th and 7th when Black is. That holds in any Latin typeface, so no glyphs
 //! need to be recognized. Every pair of an even and an odd column votes, after letters whose
 //! top is far from the others' (a piece's edge, a mark) are left out, so a few columns spoiled
-//! by pieces do not hide the answer. Otherwise the position decides: pawns advance up the board, kings
-//! stay home, pieces start on their own side (the same score the FEN checker uses for its
-//! "board upside down" warning); the confidence is a logistic function of the score difference.
+//! by pieces do not hide the answer. Otherwise the position decides: pawns advance up the
+//! board, kings stay home, pieces start on their own side (the same score the FEN checker uses
+//! for its "board upside down" warning); the confidence is a logistic function of the score
+//! difference.
 
 use fenlens_fen::orientation_score;
 use fenlens_fen::shakmaty::Board;
@@ -148,6 +149,7 @@ pub fn orient_from_labels(image: &RgbImage, corners: [[f32; 2]; 4]) -> Option<Or
                 }
             }
             if samples.len() == LABEL_ROWS * LABEL_COLS {
+                // Places starting above row 8 are inside the bottom row's squares.
                 *slot = ink_top(&samples, top < 8.0);
             }
         }
