@@ -741,6 +741,20 @@ fn order_corners(points: [[f32; 2]; 4]) -> [[f32; 2]; 4] {
     [0, 1, 2, 3].map(|k| sorted[(start + k) % 4])
 }
 
+/// Junctions found with the large boxes (`SCALES` after the first `SMALL_SCALES`), per scale.
+fn large_box_junctions(integral: &Integral) -> Vec<Vec<Junction>> {
+    SCALES[SMALL_SCALES..]
+        .par_iter()
+        .map(|&scale| junctions_at(integral, scale))
+        .collect()
+}
+
+/// The board the large boxes alone find, when it is sure enough to skip the small boxes.
+fn sure_board(large: &[Vec<Junction>]) -> Option<Fit> {
+    best_fit(merge_junctions(large.iter()))
+        .filter(|fit| fit.matched >= SURE_MATCHED && fit.spacing >= SURE_SPACING)
+}
+
 /// Merges junctions found at several scales (in the order given): one junction per place and
 /// polarity, with the strongest response and largest box; the most telling 1,500 are kept.
 fn merge_junctions<'a>(per_scale: impl Iterator<Item = &'a Vec<Junction>>) -> Vec<Junction> {
@@ -818,13 +832,8 @@ pub fn locate(image: &RgbImage) -> Result<Located, VisionError> {
     // Large boxes first: they are cheap (coarse steps) and enough for a board whose squares
     // are large, since the fit keeps only junctions found with boxes of at least an eighth of
     // a square. Small boxes, three quarters of the work, are searched only when that fails.
-    let large: Vec<Vec<Junction>> = SCALES[SMALL_SCALES..]
-        .par_iter()
-        .map(|&scale| junctions_at(&integral, scale))
-        .collect();
-    let coarse = best_fit(merge_junctions(large.iter()))
-        .filter(|fit| fit.matched >= SURE_MATCHED && fit.spacing >= SURE_SPACING);
-    let best = match coarse {
+    let large = large_box_junctions(&integral);
+    let best = match sure_board(&large) {
         Some(fit) => fit,
         None => {
             let small: Vec<Vec<Junction>> = SCALES[..SMALL_SCALES]
@@ -895,12 +904,7 @@ mod tests {
         let (ww, wh) = (image.width() as usize, image.height() as usize);
         let gray: Vec<u8> = image.pixels().map(|p| p.0[1]).collect();
         let integral = Integral::new(&gray, ww, wh);
-        let large: Vec<Vec<Junction>> = SCALES[SMALL_SCALES..]
-            .iter()
-            .map(|&scale| junctions_at(&integral, scale))
-            .collect();
-        let coarse = best_fit(merge_junctions(large.iter())).unwrap();
-        assert!(coarse.matched >= SURE_MATCHED && coarse.spacing >= SURE_SPACING);
+        assert!(sure_board(&large_box_junctions(&integral)).is_some());
         let located = locate(&image).unwrap();
         let expected = [[50.0, 70.0], [690.0, 70.0], [690.0, 710.0], [50.0, 710.0]];
         assert_corners_near(located.corners, expected);

@@ -85,27 +85,33 @@ impl GreyWindow {
         // Non-negative: truncation is the floor.
         let (px0, py0) = (x as u32, y as u32);
         let (fx, fy) = (x - px0 as f32, y - py0 as f32);
-        // Inside the window, away from its last row and column: no clamping needed.
-        if px0 >= self.x0
+        // Indices of the four neighbours in the window. Inside it, away from its last row and
+        // column, they are adjacent; elsewhere they are clamped to the picture and the window.
+        let [i00, i10, i01, i11] = if px0 >= self.x0
             && py0 >= self.y0
             && px0 + 1 < self.x0 + self.width
             && py0 + 1 < self.y0 + self.height
         {
             let i = ((py0 - self.y0) * self.width + (px0 - self.x0)) as usize;
-            let j = i + self.width as usize;
-            let g = &self.grey;
-            let top = g[i] * (1.0 - fx) + g[i + 1] * fx;
-            let bottom = g[j] * (1.0 - fx) + g[j + 1] * fx;
-            return top * (1.0 - fy) + bottom * fy;
-        }
-        let (px1, py1) = ((px0 + 1).min(w - 1), (py0 + 1).min(h - 1));
-        let at = |px: u32, py: u32| {
-            let lx = px.clamp(self.x0, self.x0 + self.width - 1) - self.x0;
-            let ly = py.clamp(self.y0, self.y0 + self.height - 1) - self.y0;
-            self.grey[(ly * self.width + lx) as usize]
+            let below = i + self.width as usize;
+            [i, i + 1, below, below + 1]
+        } else {
+            let (px1, py1) = ((px0 + 1).min(w - 1), (py0 + 1).min(h - 1));
+            let index = |px: u32, py: u32| {
+                let lx = px.clamp(self.x0, self.x0 + self.width - 1) - self.x0;
+                let ly = py.clamp(self.y0, self.y0 + self.height - 1) - self.y0;
+                (ly * self.width + lx) as usize
+            };
+            [
+                index(px0, py0),
+                index(px1, py0),
+                index(px0, py1),
+                index(px1, py1),
+            ]
         };
-        let top = at(px0, py0) * (1.0 - fx) + at(px1, py0) * fx;
-        let bottom = at(px0, py1) * (1.0 - fx) + at(px1, py1) * fx;
+        let g = &self.grey;
+        let top = g[i00] * (1.0 - fx) + g[i10] * fx;
+        let bottom = g[i01] * (1.0 - fx) + g[i11] * fx;
         top * (1.0 - fy) + bottom * fy
     }
 }
