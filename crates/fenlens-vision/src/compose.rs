@@ -14,9 +14,9 @@
 
 use fenlens_fen::shakmaty::{Board, Color, Role, Square};
 
-use crate::classify::{CLASSES, class_piece, piece_class};
 #[cfg(test)]
 use crate::classify::class_char;
+use crate::classify::{CLASSES, class_piece, piece_class};
 
 /// A square whose best class has less probability than this is reported as uncertain.
 pub const UNCERTAIN_BELOW: f32 = 0.9;
@@ -242,9 +242,8 @@ fn prefer_fewer_promotions(readings: &mut [SquareReading]) {
             let back = matches!(readings[i].square.rank() as u32, 0 | 7);
             for to in 0..CLASSES {
                 let allowed = to != from
-                    && class_piece(to).is_none_or(|p| {
-                        p.role != Role::King && !(back && p.role == Role::Pawn)
-                    });
+                    && class_piece(to)
+                        .is_none_or(|p| p.role != Role::King && !(back && p.role == Role::Pawn));
                 if !allowed {
                     continue;
                 }

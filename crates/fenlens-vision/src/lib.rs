@@ -3,11 +3,13 @@
 //! One module per stage, in the order a picture goes through them:
 //! [`decode`] (bytes to pixels, with limits) → [`locate`] (the board's four corners) →
 //! [`rectify`] (warp to a square, cut 64 crops) → [`classify`] (13 class probabilities per
-//! square) → [`orient`] (which side is at the bottom) → [`compose`] (the most probable placement
-//! that obeys simple facts, then the FEN). [`pipeline`] runs them all; [`train`] teaches the
+//! square) → [`colour`] (a board-level check of white against black) → [`orient`] (which side
+//! is at the bottom) → [`compose`] (the most probable placement that obeys simple facts, then
+//! the FEN). [`pipeline`] runs them all; [`train`] teaches the
 //! classifier from rendered boards.
 
 pub mod classify;
+pub mod colour;
 pub mod compose;
 pub mod decode;
 pub mod locate;

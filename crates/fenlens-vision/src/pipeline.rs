@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use crate::VisionError;
 use crate::classify::Classifier;
+use crate::colour::{light_shares, reconcile};
 use crate::compose::{SquareReading, as_displayed, compose, placement};
 use crate::decode::decode;
 use crate::locate::locate;
@@ -191,7 +192,8 @@ impl Recognizer {
         let rectified = rectify(image, corners).ok_or(VisionError::NoBoard)?;
         let crops = cut_squares(&rectified);
         let t2 = Instant::now();
-        let probabilities = self.classifier.probabilities(&crops)?;
+        let mut probabilities = self.classifier.probabilities(&crops)?;
+        reconcile(&mut probabilities, &light_shares(&rectified));
         let t3 = Instant::now();
         timings.rectify = t2 - t1;
         timings.classify = t3 - t2;
