@@ -1,5 +1,5 @@
 //! Per-stage speed on one 800x800 rendered board (PNG): decode, locate, rectify and cut,
-//! classify (64 squares), and the whole pipeline. Run with `RAYON_NUM_THREADS=1`.
+//! classify (64 squares), the colour check and compose, and the whole pipeline. Run with `RAYON_NUM_THREADS=1`.
 
 use std::hint::black_box;
 
@@ -7,6 +7,8 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use fenlens_render::style::{BoardStyle, Coords};
 use fenlens_render::{PieceSet, draw_board};
 use fenlens_vision::classify::Classifier;
+use fenlens_vision::colour::{light_shares, reconcile};
+use fenlens_vision::compose::compose;
 use fenlens_vision::decode::decode;
 use fenlens_vision::locate::locate;
 use fenlens_vision::rectify::{cut_squares, rectify};
@@ -41,6 +43,14 @@ fn bench(c: &mut Criterion) {
     });
     group.bench_function("classify-64", |b| {
         b.iter(|| classifier.probabilities(black_box(&crops)))
+    });
+    let probabilities = classifier.probabilities(&crops).expect("classifies");
+    group.bench_function("colour-and-compose", |b| {
+        b.iter(|| {
+            let mut p = probabilities.clone();
+            reconcile(&mut p, &light_shares(black_box(&rectified)));
+            compose(&p, false)
+        })
     });
     group.bench_function("whole", |b| {
         b.iter(|| recognizer.recognize_bytes(black_box(&png), &Options::default()))

@@ -10,11 +10,12 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use fenlens_fen::shakmaty::{Board, Square};
-use fenlens_vision::classify::{Classifier, class_char, piece_class};
+use fenlens_vision::classify::{class_char, piece_class};
 use fenlens_vision::{Options, Recognizer};
 use rayon::prelude::*;
 use serde::Deserialize;
 
+use crate::recognize_cmd::load_classifier;
 use crate::render_cmd::progress_bar;
 
 /// Arguments of `fenlens eval`.
@@ -120,12 +121,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
     if entries.is_empty() {
         bail!("{} lists no pictures", manifest.display());
     }
-    let classifier = match &args.model {
-        Some(path) => Classifier::from_bytes(
-            &std::fs::read(path).with_context(|| format!("reading {}", path.display()))?,
-        )?,
-        None => Classifier::embedded()?,
-    };
+    let classifier = load_classifier(args.model.as_deref())?;
     let recognizer = Recognizer::with_classifier(classifier.with_mirror_averaging(!args.no_mirror));
     let bar = progress_bar(entries.len() as u64, "evaluating");
     let started = Instant::now();

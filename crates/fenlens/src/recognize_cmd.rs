@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use fenlens_fen::shakmaty::Square;
-use fenlens_vision::classify::class_char;
+use fenlens_vision::classify::{Classifier, class_char};
 use fenlens_vision::{Castling, Flipped, Options, Recognition, Recognizer};
 use rayon::prelude::*;
 use serde::Deserialize;
@@ -58,6 +58,22 @@ pub struct RecognizeArgs {
     /// board beside it (a .png file for one picture, a folder for several).
     #[arg(long, value_name = "OUT")]
     annotate: Option<PathBuf>,
+
+    /// Read with these weights (a safetensors file from `fenlens train`, such as
+    /// models/square-net-heldout.safetensors) instead of the built-in model.
+    #[arg(long, value_name = "FILE")]
+    model: Option<PathBuf>,
+}
+
+/// The square classifier: the weights in `model` when given, else the built-in ones.
+pub fn load_classifier(model: Option<&Path>) -> Result<Classifier> {
+    Ok(match model {
+        Some(path) => Classifier::from_bytes(
+            &std::fs::read(path).with_context(|| format!("reading {}", path.display()))?,
+        )
+        .with_context(|| format!("loading the model {}", path.display()))?,
+        None => Classifier::embedded()?,
+    })
 }
 
 /// Side to move, as the CLI and the API spell it.
@@ -205,7 +221,7 @@ fn round(v: f32) -> f64 {
 /// Runs `fenlens recognize`.
 pub fn run(args: RecognizeArgs) -> Result<ExitCode> {
     let options = options(&args)?;
-    let recognizer = Recognizer::new()?;
+    let recognizer = Recognizer::with_classifier(load_classifier(args.model.as_deref())?);
     let files = expand(&args.images)?;
     if files.is_empty() {
         bail!("no pictures found in the given folders");
