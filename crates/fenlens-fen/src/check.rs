@@ -1,6 +1,6 @@
 //! Checking a FEN: can the position it describes exist, and if not, why and how to fix it.
 //!
-//! [`check`] reads a line with [`crate::read`], then looks at the position the way
+//! [`check()`] reads a line with [`crate::read()`], then looks at the position the way
 //! python-chess's `Board.status()` and shakmaty's `PositionError` do (kings, pawns, material,
 //! castling rights, en passant square, checks) but reports each problem separately, with its
 //! square and a corrected FEN where the correction is clear. It also warns about the two typical

@@ -6,7 +6,7 @@
 //! reported with its exact place, and every broken rank is reported, not only the first.
 //!
 //! The reader only checks syntax. Whether the position can exist is decided by
-//! [`crate::check`].
+//! [`crate::check()`].
 
 use std::num::NonZeroU32;
 

@@ -9,7 +9,7 @@
 //! bishops of one side on squares of one colour) are weighed against the square's next reading:
 //! real positions rarely hold them, while a classifier that has not seen a design often reads
 //! its knight as a rook or its bishop as the other side's. Each such piece costs as much as a
-//! probability ratio of e^[`PROMOTION_COST`]; more of them than 8 pawns could have become is
+//! probability ratio of e^2 (`PROMOTION_COST`); more of them than 8 pawns could have become is
 //! treated as the other rules are.
 
 use fenlens_fen::shakmaty::{Board, Color, Role, Square};
