@@ -590,6 +590,19 @@ fn refit_without_outliers(h: Homography, pairs: &[Pair]) -> Homography {
     Homography::fit(&kept).unwrap_or(h)
 }
 
+/// The indexed junctions of the 7x7 window of inner corners starting at `origin`, as pairs of
+/// (lattice point from the window's first corner, picture point).
+fn window_pairs(indexed: &[((i32, i32), Junction)], origin: (i32, i32)) -> Vec<Pair> {
+    indexed
+        .iter()
+        .filter(|((i, k), _)| (0..7).contains(&(i - origin.0)) && (0..7).contains(&(k - origin.1)))
+        .map(|((i, k), j)| {
+            let lattice = ((i - origin.0) as f64, (k - origin.1) as f64);
+            (lattice, (j.x as f64, j.y as f64))
+        })
+        .collect()
+}
+
 fn fit_hypothesis(all: &[Junction], hypothesis: Hypothesis) -> Option<Fit> {
     // Board corners are found with boxes up to a square's size; keep junctions found with boxes
     // of at least an eighth of the spacing (or the largest box we use).
@@ -649,18 +662,7 @@ fn fit_hypothesis(all: &[Junction], hypothesis: Hypothesis) -> Option<Fit> {
     let mut homography: Option<Homography> = None;
     let mut origin = (i0, k0);
     for round in 0..4 {
-        let pairs: Vec<Pair> = indexed
-            .iter()
-            .filter(|((i, k), _)| {
-                (0..7).contains(&(i - origin.0)) && (0..7).contains(&(k - origin.1))
-            })
-            .map(|((i, k), j)| {
-                (
-                    ((i - origin.0) as f64, (k - origin.1) as f64),
-                    (j.x as f64, j.y as f64),
-                )
-            })
-            .collect();
+        let pairs = window_pairs(&indexed, origin);
         if pairs.len() < MIN_MATCHED.min(8) {
             return None;
         }
@@ -683,14 +685,7 @@ fn fit_hypothesis(all: &[Junction], hypothesis: Hypothesis) -> Option<Fit> {
         origin = (ni, nk);
     }
     let h = homography?;
-    let window: Vec<Pair> = indexed
-        .iter()
-        .filter(|((i, k), _)| (0..7).contains(&(i - origin.0)) && (0..7).contains(&(k - origin.1)))
-        .map(|((i, k), j)| {
-            let lattice = ((i - origin.0) as f64, (k - origin.1) as f64);
-            (lattice, (j.x as f64, j.y as f64))
-        })
-        .collect();
+    let window = window_pairs(&indexed, origin);
     let refined = refit_without_outliers(h, &window);
     let inside: Vec<&Junction> = indexed
         .iter()
