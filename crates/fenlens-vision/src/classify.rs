@@ -13,6 +13,8 @@ use fenlens_render::pieces::{PIECES, piece_index};
 use crate::VisionError;
 use crate::rectify::{CROP, mirror_crop};
 
+mod inference;
+
 /// Number of classes: empty, then White P N B R Q K, then Black P N B R Q K.
 pub const CLASSES: usize = 13;
 
@@ -79,8 +81,7 @@ const WEIGHTS: &[u8] = &[];
 
 /// The trained classifier, ready to run on the CPU.
 pub struct Classifier {
-    net: SquareNet,
-    device: Device,
+    net: inference::FastSquareNet,
     mirror: bool,
 }
 
@@ -98,12 +99,10 @@ impl Classifier {
         let device = Device::Cpu;
         let vb = VarBuilder::from_slice_safetensors(bytes, DType::F32, &device)
             .map_err(|e| VisionError::Model(e.to_string()))?;
-        let net = SquareNet::new(vb).map_err(|e| VisionError::Model(e.to_string()))?;
-        Ok(Classifier {
-            net,
-            device,
-            mirror: true,
-        })
+        let net = SquareNet::new(vb)
+            .and_then(|net| inference::FastSquareNet::new(&net))
+            .map_err(|e| VisionError::Model(e.to_string()))?;
+        Ok(Classifier { net, mirror: true })
     }
 
     /// Whether to average each square's probabilities with those of its mirror image, for the
@@ -117,7 +116,7 @@ impl Classifier {
 
     /// Class probabilities for the 64 crops (display order): 64 rows of 13.
     pub fn probabilities(&self, crops: &[f32]) -> Result<Vec<[f32; CLASSES]>, VisionError> {
-        let mut rows = self.forward(crops.to_vec())?;
+        let mut rows = self.forward(crops)?;
         if self.mirror {
             // A second look, mirrored, at every square that is not plainly empty (most empty
             // squares are certain at once; the pieces are where designs mislead).
@@ -130,7 +129,7 @@ impl Classifier {
             }
             mirrored.chunks_exact_mut(CROP * CROP).for_each(mirror_crop);
             if !second.is_empty() {
-                let looks = self.forward(mirrored)?;
+                let looks = self.forward(&mirrored)?;
                 for (&i, look) in second.iter().zip(looks) {
                     for (p, q) in rows[i].iter_mut().zip(look) {
                         *p = (*p + q) / 2.0;
@@ -141,24 +140,10 @@ impl Classifier {
         Ok(rows)
     }
 
-    fn forward(&self, batch: Vec<f32>) -> Result<Vec<[f32; CLASSES]>, VisionError> {
-        let n = batch.len() / (CROP * CROP);
-        let run = || -> candle_core::Result<Vec<Vec<f32>>> {
-            let input = Tensor::from_vec(batch, (n, 1, CROP, CROP), &self.device)?;
-            let logits = self.net.forward(&input)?;
-            candle_nn::ops::softmax_last_dim(&logits)?.to_vec2::<f32>()
-        };
-        let rows = run().map_err(|e| VisionError::Model(e.to_string()))?;
-        Ok(rows
-            .into_iter()
-            .map(|row| {
-                let mut out = [0.0f32; CLASSES];
-                for (o, v) in out.iter_mut().zip(row) {
-                    *o = v;
-                }
-                out
-            })
-            .collect())
+    fn forward(&self, crops: &[f32]) -> Result<Vec<[f32; CLASSES]>, VisionError> {
+        self.net
+            .probabilities(crops)
+            .map_err(|e| VisionError::Model(e.to_string()))
     }
 }
 

@@ -58,8 +58,22 @@ fn keep_candle_on_the_calling_thread() {
     }
 }
 
+/// Sets `RAYON_NUM_THREADS` to the number of cores this process may use, unless the user set
+/// it. Rayon's pool gets the same size as without it, but candle asks for its thread count on
+/// every matrix product, and without the variable it answers by reading `/proc/cpuinfo` each
+/// time (265 reads for one picture: 4-5 ms of a 33 ms run on 2 cores).
+fn count_threads_once() {
+    if std::env::var_os("RAYON_NUM_THREADS").is_none() {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        // SAFETY: called first thing in `main`, before any other thread exists, so nothing
+        // reads the environment concurrently.
+        unsafe { std::env::set_var("RAYON_NUM_THREADS", threads.to_string()) };
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    count_threads_once();
     if !matches!(cli.command, Command::Train(_)) {
         keep_candle_on_the_calling_thread();
     }
