@@ -1,9 +1,10 @@
 //! Classify: a small convolutional network gives 13 class probabilities per square.
 //!
 //! Input: the 64 crops of [`crate::rectify::cut_squares`] (grey, board-normalized,
-//! `CROP`×`CROP` each). Network: three 3x3 convolutions with stride 2 (1→16→32→64 channels,
-//! 32→16→8→4 pixels), a 64-unit hidden layer and 13 outputs; about 0.7 million multiply-adds a
-//! square, 45 million a board. Weights are built into the binary (`models/square-net.safetensors`).
+//! `CROP`×`CROP` each). Network: three 3x3 convolutions with stride 2 (32→16→8→4 pixels), a
+//! hidden layer and 13 outputs; the widths ([`NetShape`]) are chosen when training and read
+//! back from the weights' shapes. Weights are built into the binary
+//! (`models/square-net.safetensors`).
 
 use candle_core::{DType, Device, Module, Tensor};
 use candle_nn::{Conv2d, Conv2dConfig, Linear, VarBuilder, conv2d, linear};
@@ -33,6 +34,59 @@ pub fn class_char(class: usize) -> char {
     class_piece(class).map(|p| p.char()).unwrap_or('.')
 }
 
+/// The widths of [`SquareNet`]'s layers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NetShape {
+    /// Channels of the three convolutions.
+    pub channels: [usize; 3],
+    /// Units of the hidden layer.
+    pub hidden: usize,
+}
+
+impl Default for NetShape {
+    /// The first shipped shape: 16, 32 and 64 channels, 64 hidden units (0.7 million
+    /// multiply-adds a square).
+    fn default() -> NetShape {
+        NetShape {
+            channels: [16, 32, 64],
+            hidden: 64,
+        }
+    }
+}
+
+impl NetShape {
+    /// Multiply-adds of one square through the network.
+    pub fn multiply_adds(&self) -> usize {
+        let [c1, c2, c3] = self.channels;
+        let cells = |side: usize| side * side;
+        cells(CROP / 2) * c1 * 9
+            + cells(CROP / 4) * c2 * c1 * 9
+            + cells(CROP / 8) * c3 * c2 * 9
+            + cells(CROP / 8) * c3 * self.hidden
+            + self.hidden * CLASSES
+    }
+
+    /// The shape of a saved network, from its weights' dimensions.
+    fn of_weights(
+        tensors: &std::collections::HashMap<String, Tensor>,
+    ) -> candle_core::Result<NetShape> {
+        let out_dim = |name: &str| -> candle_core::Result<usize> {
+            tensors
+                .get(name)
+                .ok_or_else(|| candle_core::Error::Msg(format!("no tensor {name}")))?
+                .dim(0)
+        };
+        Ok(NetShape {
+            channels: [
+                out_dim("conv1.weight")?,
+                out_dim("conv2.weight")?,
+                out_dim("conv3.weight")?,
+            ],
+            hidden: out_dim("hidden.weight")?,
+        })
+    }
+}
+
 /// The square network.
 pub struct SquareNet {
     conv1: Conv2d,
@@ -44,18 +98,19 @@ pub struct SquareNet {
 
 impl SquareNet {
     /// Builds the network from a variable store (new random weights or loaded ones).
-    pub fn new(vb: VarBuilder) -> candle_core::Result<SquareNet> {
+    pub fn new(vb: VarBuilder, shape: NetShape) -> candle_core::Result<SquareNet> {
+        let [c1, c2, c3] = shape.channels;
         let stride2 = Conv2dConfig {
             padding: 1,
             stride: 2,
             ..Conv2dConfig::default()
         };
         Ok(SquareNet {
-            conv1: conv2d(1, 16, 3, stride2, vb.pp("conv1"))?,
-            conv2: conv2d(16, 32, 3, stride2, vb.pp("conv2"))?,
-            conv3: conv2d(32, 64, 3, stride2, vb.pp("conv3"))?,
-            hidden: linear(64 * 4 * 4, 64, vb.pp("hidden"))?,
-            output: linear(64, CLASSES, vb.pp("output"))?,
+            conv1: conv2d(1, c1, 3, stride2, vb.pp("conv1"))?,
+            conv2: conv2d(c1, c2, 3, stride2, vb.pp("conv2"))?,
+            conv3: conv2d(c2, c3, 3, stride2, vb.pp("conv3"))?,
+            hidden: linear(c3 * (CROP / 8) * (CROP / 8), shape.hidden, vb.pp("hidden"))?,
+            output: linear(shape.hidden, CLASSES, vb.pp("output"))?,
         })
     }
 
@@ -111,10 +166,6 @@ fn conv_stride2(x: &Tensor, conv: &Conv2d) -> candle_core::Result<Tensor> {
     y.reshape((n, oh, ow, out))
 }
 
-/// Multiply-adds of one square through [`SquareNet`].
-pub const MULTIPLY_ADDS_PER_SQUARE: usize =
-    16 * 16 * 16 * 9 + 8 * 8 * 32 * 16 * 9 + 4 * 4 * 64 * 32 * 9 + 1024 * 64 + 64 * CLASSES;
-
 #[cfg(fenlens_has_model)]
 const WEIGHTS: &[u8] = include_bytes!("../../../models/square-net.safetensors");
 #[cfg(not(fenlens_has_model))]
@@ -138,9 +189,12 @@ impl Classifier {
     /// A classifier from safetensors bytes.
     pub fn from_bytes(bytes: &[u8]) -> Result<Classifier, VisionError> {
         let device = Device::Cpu;
-        let vb = VarBuilder::from_slice_safetensors(bytes, DType::F32, &device)
-            .map_err(|e| VisionError::Model(e.to_string()))?;
-        let net = SquareNet::new(vb)
+        let net = candle_core::safetensors::load_buffer(bytes, &device)
+            .and_then(|tensors| {
+                let shape = NetShape::of_weights(&tensors)?;
+                let vb = VarBuilder::from_tensors(tensors, DType::F32, &device);
+                SquareNet::new(vb, shape)
+            })
             .and_then(|net| inference::FastSquareNet::new(&net))
             .map_err(|e| VisionError::Model(e.to_string()))?;
         Ok(Classifier { net, mirror: true })
@@ -209,7 +263,7 @@ mod tests {
     fn forward_matches_candle_convolutions() {
         let varmap = candle_nn::VarMap::new();
         let vb = VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu);
-        let net = SquareNet::new(vb).unwrap();
+        let net = SquareNet::new(vb, NetShape::default()).unwrap();
         let input = Tensor::rand(0f32, 1.0, (3, 1, CROP, CROP), &Device::Cpu).unwrap();
         // The textbook path: candle's own convolutions, channels-first.
         let x = net.conv1.forward(&input).unwrap().relu().unwrap();
@@ -278,10 +332,10 @@ mod tests {
     fn network_shapes() {
         let varmap = candle_nn::VarMap::new();
         let vb = VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu);
-        let net = SquareNet::new(vb).unwrap();
+        let net = SquareNet::new(vb, NetShape::default()).unwrap();
         let input = Tensor::zeros((3, 1, CROP, CROP), DType::F32, &Device::Cpu).unwrap();
         let out = net.forward(&input).unwrap();
         assert_eq!(out.dims(), &[3, CLASSES]);
-        const { assert!(MULTIPLY_ADDS_PER_SQUARE * 64 < 50_000_000) };
+        assert_eq!(NetShape::default().multiply_adds(), 693_056);
     }
 }

@@ -21,7 +21,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::VisionError;
-use crate::classify::{SquareNet, piece_class};
+use crate::classify::{NetShape, SquareNet, piece_class};
 use crate::rectify::{CROP, cut_squares, mirror_crop, rectify};
 
 /// Training settings.
@@ -35,6 +35,8 @@ pub struct TrainOptions {
     pub learning_rate: f64,
     /// Random seed.
     pub seed: u64,
+    /// The network's widths.
+    pub shape: NetShape,
     /// Piece sets and textures to render with.
     pub library: Library,
 }
@@ -245,7 +247,7 @@ pub fn train(
     let device = Device::Cpu;
     let varmap = VarMap::new();
     let vb = VarBuilder::from_varmap(&varmap, DType::F32, &device);
-    let net = SquareNet::new(vb).map_err(err)?;
+    let net = SquareNet::new(vb, options.shape).map_err(err)?;
     let mut optimizer = AdamW::new(
         varmap.all_vars(),
         ParamsAdamW {

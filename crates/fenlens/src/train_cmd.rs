@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::Args;
+use fenlens_vision::classify::NetShape;
 use fenlens_vision::train::{TrainOptions, train};
 
 use crate::render_cmd::{load_library, progress_bar};
@@ -44,10 +45,48 @@ pub struct TrainArgs {
     /// Random seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Channels of the three convolutions (the weights file records them; recognition reads
+    /// them back).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        num_args = 1,
+        value_name = "C1,C2,C3",
+        default_value = "16,32,64"
+    )]
+    channels: Vec<usize>,
+    /// Units of the hidden layer.
+    #[arg(long, default_value_t = 64)]
+    hidden: usize,
 }
 
 /// Runs `fenlens train`.
 pub fn run(args: TrainArgs) -> Result<ExitCode> {
+    let shape = match args.channels[..] {
+        [c1, c2, c3]
+            if [c1, c2, c3, args.hidden]
+                .iter()
+                .all(|&w| (1..=512).contains(&w)) =>
+        {
+            NetShape {
+                channels: [c1, c2, c3],
+                hidden: args.hidden,
+            }
+        }
+        _ => anyhow::bail!(
+            "--channels takes three widths and --hidden one, each 1-512 (got {:?} and {})",
+            args.channels,
+            args.hidden
+        ),
+    };
+    eprintln!(
+        "network: {}/{}/{} channels, {} hidden units, {} multiply-adds a square",
+        shape.channels[0],
+        shape.channels[1],
+        shape.channels[2],
+        shape.hidden,
+        shape.multiply_adds()
+    );
     let library = load_library(
         args.pieces_root.as_deref(),
         &[],
@@ -57,6 +96,7 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
     let sets: Vec<&str> = library.piece_sets.iter().map(|s| s.name()).collect();
     eprintln!("training on {} piece sets: {}", sets.len(), sets.join(", "));
     let options = TrainOptions {
+        shape,
         steps: args.steps,
         boards_per_step: args.boards_per_step,
         learning_rate: args.learning_rate,

@@ -205,7 +205,14 @@ mod tests {
     fn agrees_with_the_candle_network() {
         let varmap = VarMap::new();
         let vb = VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu);
-        let net = SquareNet::new(vb).unwrap();
+        let net = SquareNet::new(
+            vb,
+            super::super::NetShape {
+                channels: [8, 12, 20],
+                hidden: 24,
+            },
+        )
+        .unwrap();
         let fast = FastSquareNet::new(&net).unwrap();
         let n = 5;
         // A varied, deterministic input: gradients and a checkerboard.
