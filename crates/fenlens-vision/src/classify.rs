@@ -272,21 +272,15 @@ mod tests {
         let x = net.hidden.forward(&x.flatten_from(1).unwrap()).unwrap();
         let expected = net.output.forward(&x.relu().unwrap()).unwrap();
         let got = net.forward(&input).unwrap();
-        let difference = (&got - &expected)
-            .unwrap()
-            .abs()
-            .unwrap()
-            .max_all()
-            .unwrap()
-            .to_scalar::<f32>()
-            .unwrap();
-        let scale = expected
-            .abs()
-            .unwrap()
-            .max_all()
-            .unwrap()
-            .to_scalar::<f32>()
-            .unwrap();
+        // The largest absolute value of a tensor.
+        let largest = |t: &Tensor| -> f32 {
+            t.abs()
+                .and_then(|a| a.max_all())
+                .and_then(|m| m.to_scalar::<f32>())
+                .unwrap()
+        };
+        let scale = largest(&expected);
+        let difference = largest(&(&got - &expected).unwrap());
         assert!(scale > 1e-3, "outputs too small to compare: {scale}");
         assert!(
             difference < 1e-4 * scale.max(1.0),
@@ -294,33 +288,18 @@ mod tests {
         );
         // Training follows the gradients: they must agree too, down to the first layer.
         let weight = net.conv1.weight();
-        let expected_grad = expected
-            .sqr()
-            .unwrap()
-            .sum_all()
-            .unwrap()
-            .backward()
-            .unwrap();
-        let got_grad = got.sqr().unwrap().sum_all().unwrap().backward().unwrap();
-        let (e, g) = (
-            expected_grad.get(weight).unwrap(),
-            got_grad.get(weight).unwrap(),
-        );
-        let grad_scale = e
-            .abs()
-            .unwrap()
-            .max_all()
-            .unwrap()
-            .to_scalar::<f32>()
-            .unwrap();
-        let grad_difference = (g - e)
-            .unwrap()
-            .abs()
-            .unwrap()
-            .max_all()
-            .unwrap()
-            .to_scalar::<f32>()
-            .unwrap();
+        let gradient_of = |out: &Tensor| {
+            let grads = out
+                .sqr()
+                .and_then(|x| x.sum_all())
+                .unwrap()
+                .backward()
+                .unwrap();
+            grads.get(weight).unwrap().clone()
+        };
+        let (e, g) = (gradient_of(&expected), gradient_of(&got));
+        let grad_scale = largest(&e);
+        let grad_difference = largest(&(&g - &e).unwrap());
         assert!(grad_scale > 1e-6, "no gradient reached the first layer");
         assert!(
             grad_difference < 1e-3 * grad_scale,
