@@ -528,47 +528,62 @@ pub fn king_square(board: &Board, white: bool) -> Option<Square> {
     (board.by_role(Role::King) & board.by_color(color)).first()
 }
 
-/// One piece drawing altered by `variation`: light parts of white pieces and dark parts of
-/// black pieces recoloured, dark strokes thickened or thinned by a pixel.
-fn vary_sprite(sprite: &Pixmap, white: bool, variation: &PieceVariation) -> Pixmap {
+/// Dark strokes one pixel thicker (`thicker`) or thinner: each pixel takes the darkest (or
+/// lightest) opaque colour of its 3x3 neighbourhood.
+fn shift_strokes(sprite: &Pixmap, w: usize, h: usize, thicker: bool) -> Pixmap {
     let mut out = sprite.clone();
-    let (w, h) = (sprite.width() as usize, sprite.height() as usize);
     let src = sprite.data();
-    if variation.stroke != 0 && w >= 24 {
-        let thicker = variation.stroke > 0;
-        let dst = out.data_mut();
-        for y in 0..h {
-            for x in 0..w {
-                let i = (y * w + x) * 4;
-                let mut best: Option<[f32; 3]> = None;
-                let mut alpha = src[i + 3];
-                for ny in y.saturating_sub(1)..(y + 2).min(h) {
-                    for nx in x.saturating_sub(1)..(x + 2).min(w) {
-                        let j = (ny * w + nx) * 4;
-                        let a = src[j + 3];
-                        if a < 128 {
-                            continue;
-                        }
-                        alpha = if thicker { alpha.max(a) } else { alpha };
-                        let rgb = [0, 1, 2].map(|c| src[j + c] as f32 * 255.0 / a as f32);
-                        let luma = |c: &[f32; 3]| c[0] + c[1] + c[2];
-                        best = match best {
-                            Some(b) if (luma(&rgb) < luma(&b)) != thicker => Some(b),
-                            _ => Some(rgb),
-                        };
+    let dst = out.data_mut();
+    for y in 0..h {
+        for x in 0..w {
+            let i = (y * w + x) * 4;
+            let mut best: Option<[f32; 3]> = None;
+            let mut alpha = src[i + 3];
+            for ny in y.saturating_sub(1)..(y + 2).min(h) {
+                for nx in x.saturating_sub(1)..(x + 2).min(w) {
+                    let j = (ny * w + nx) * 4;
+                    let a = src[j + 3];
+                    if a < 128 {
+                        continue;
                     }
-                }
-                if src[i + 3] == 0 && !thicker {
-                    continue;
-                }
-                if let Some(rgb) = best {
-                    for c in 0..3 {
-                        dst[i + c] = (rgb[c].min(255.0) * alpha as f32 / 255.0).round() as u8;
-                    }
-                    dst[i + 3] = alpha;
+                    alpha = if thicker { alpha.max(a) } else { alpha };
+                    let rgb = [0, 1, 2].map(|c| src[j + c] as f32 * 255.0 / a as f32);
+                    let luma = |c: &[f32; 3]| c[0] + c[1] + c[2];
+                    best = match best {
+                        Some(b) if (luma(&rgb) < luma(&b)) != thicker => Some(b),
+                        _ => Some(rgb),
+                    };
                 }
             }
+            if src[i + 3] == 0 && !thicker {
+                continue;
+            }
+            if let Some(rgb) = best {
+                for c in 0..3 {
+                    dst[i + c] = (rgb[c].min(255.0) * alpha as f32 / 255.0).round() as u8;
+                }
+                dst[i + 3] = alpha;
+            }
         }
+    }
+    out
+}
+
+/// One piece drawing altered by `variation`: light parts of white pieces and dark parts of
+/// black pieces recoloured, dark strokes thickened or thinned by a pixel (by two on sprites of
+/// 40 pixels and more when `stroke` is 2 or -2).
+fn vary_sprite(sprite: &Pixmap, white: bool, variation: &PieceVariation) -> Pixmap {
+    let (w, h) = (sprite.width() as usize, sprite.height() as usize);
+    let mut out = sprite.clone();
+    let passes = match variation.stroke.unsigned_abs() {
+        0 => 0,
+        _ if w < 24 => 0,
+        1 => 1,
+        _ if w < 40 => 1,
+        _ => 2,
+    };
+    for _ in 0..passes {
+        out = shift_strokes(&out, w, h, variation.stroke > 0);
     }
     let data = out.data_mut();
     for px in data.chunks_exact_mut(4) {
@@ -622,7 +637,14 @@ mod tests {
             stroke: 1,
             ..PieceVariation::default()
         };
-        assert!(ink(&vary_sprite(&sprite, false, &thicker)) > ink(&sprite));
+        let once = ink(&vary_sprite(&sprite, false, &thicker));
+        assert!(once > ink(&sprite));
+        let twice = PieceVariation {
+            stroke: 2,
+            ..PieceVariation::default()
+        };
+        // 64 pixels: two passes.
+        assert!(ink(&vary_sprite(&sprite, false, &twice)) > once);
         assert!(PieceVariation::default().is_identity());
     }
 

@@ -253,7 +253,8 @@ pub struct PieceVariation {
     pub white_fill: Rgb,
     /// Black pieces' dark parts become this colour (black leaves them as drawn).
     pub black_fill: Rgb,
-    /// Dark strokes: +1 thicker by a pixel, -1 thinner, 0 as drawn.
+    /// Dark strokes: +1 thicker by a pixel, -1 thinner, 0 as drawn; +2 and -2 by two pixels on
+    /// drawings of 40 pixels and more (one below that).
     pub stroke: i8,
     /// Horizontal and vertical stretch of the drawings (1.0 as drawn).
     pub stretch: [f32; 2],

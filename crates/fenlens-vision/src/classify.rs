@@ -173,7 +173,8 @@ const WEIGHTS: &[u8] = &[];
 
 /// The trained classifier, ready to run on the CPU.
 pub struct Classifier {
-    net: inference::FastSquareNet,
+    /// One network, or several whose probabilities are averaged.
+    nets: Vec<inference::FastSquareNet>,
     mirror: bool,
 }
 
@@ -197,7 +198,20 @@ impl Classifier {
             })
             .and_then(|net| inference::FastSquareNet::new(&net))
             .map_err(|e| VisionError::Model(e.to_string()))?;
-        Ok(Classifier { net, mirror: true })
+        Ok(Classifier {
+            nets: vec![net],
+            mirror: true,
+        })
+    }
+
+    /// One classifier averaging the probabilities of several (an ensemble). `None` when
+    /// `members` is empty.
+    pub fn averaging(members: Vec<Classifier>) -> Option<Classifier> {
+        let mirror = members.first()?.mirror;
+        Some(Classifier {
+            nets: members.into_iter().flat_map(|m| m.nets).collect(),
+            mirror,
+        })
     }
 
     /// Whether to average each square's probabilities with those of its mirror image, for the
@@ -236,9 +250,24 @@ impl Classifier {
     }
 
     fn forward(&self, crops: &[f32]) -> Result<Vec<[f32; CLASSES]>, VisionError> {
-        self.net
-            .probabilities(crops)
-            .map_err(|e| VisionError::Model(e.to_string()))
+        let mut sum: Option<Vec<[f32; CLASSES]>> = None;
+        for net in &self.nets {
+            let rows = net
+                .probabilities(crops)
+                .map_err(|e| VisionError::Model(e.to_string()))?;
+            match sum.as_mut() {
+                None => sum = Some(rows),
+                Some(sum) => {
+                    for (s, r) in sum.iter_mut().zip(rows) {
+                        s.iter_mut().zip(r).for_each(|(s, r)| *s += r);
+                    }
+                }
+            }
+        }
+        let mut rows = sum.unwrap_or_default();
+        let scale = 1.0 / self.nets.len().max(1) as f32;
+        rows.iter_mut().flatten().for_each(|p| *p *= scale);
+        Ok(rows)
     }
 }
 
@@ -305,6 +334,51 @@ mod tests {
             grad_difference < 1e-3 * grad_scale,
             "gradients differ by {grad_difference} (scale {grad_scale})"
         );
+    }
+
+    /// A classifier with new random weights, through the same loading path as a trained one.
+    fn random_classifier(shape: NetShape) -> Classifier {
+        let varmap = candle_nn::VarMap::new();
+        let vb = VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu);
+        SquareNet::new(vb, shape).unwrap();
+        let path = std::env::temp_dir().join(format!(
+            "fenlens-random-{}-{:?}.safetensors",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        varmap.save(&path).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let _ = std::fs::remove_file(&path);
+        Classifier::from_bytes(&bytes)
+            .unwrap()
+            .with_mirror_averaging(false)
+    }
+
+    #[test]
+    fn an_ensemble_averages_its_members() {
+        let a = random_classifier(NetShape::default());
+        let b = random_classifier(NetShape {
+            channels: [8, 16, 24],
+            hidden: 32,
+        });
+        let crops: Vec<f32> = (0..2 * CROP * CROP)
+            .map(|i| ((i * 37) % 101) as f32 / 101.0)
+            .collect();
+        let (pa, pb) = (
+            a.probabilities(&crops).unwrap(),
+            b.probabilities(&crops).unwrap(),
+        );
+        let both = Classifier::averaging(vec![a, b]).unwrap();
+        let pm = both.probabilities(&crops).unwrap();
+        let mut apart = 0.0f32;
+        for ((ra, rb), rm) in pa.iter().zip(&pb).zip(&pm) {
+            for ((x, y), m) in ra.iter().zip(rb).zip(rm) {
+                assert!((m - (x + y) / 2.0).abs() < 1e-6);
+                apart = apart.max((x - y).abs());
+            }
+        }
+        assert!(apart > 1e-4, "the two members should differ");
+        assert!(Classifier::averaging(Vec::new()).is_none());
     }
 
     #[test]

@@ -39,9 +39,9 @@ pub struct EvalArgs {
     #[arg(long)]
     true_corners: bool,
     /// Evaluate these weights (a safetensors file from `fenlens train`) instead of the built-in
-    /// model.
-    #[arg(long, value_name = "FILE")]
-    model: Option<PathBuf>,
+    /// model; several, separated by commas, are averaged.
+    #[arg(long, value_name = "FILE", value_delimiter = ',')]
+    model: Vec<PathBuf>,
     /// Do not average each square with its mirror image (the default does; this measures the
     /// network alone).
     #[arg(long)]
@@ -121,7 +121,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
     if entries.is_empty() {
         bail!("{} lists no pictures", manifest.display());
     }
-    let classifier = load_classifier(args.model.as_deref())?;
+    let classifier = load_classifier(&args.model)?;
     let recognizer = Recognizer::with_classifier(classifier.with_mirror_averaging(!args.no_mirror));
     let bar = progress_bar(entries.len() as u64, "evaluating");
     let started = Instant::now();

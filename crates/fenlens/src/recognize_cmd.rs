@@ -60,18 +60,26 @@ pub struct RecognizeArgs {
     annotate: Option<PathBuf>,
 
     /// Read with these weights (a safetensors file from `fenlens train`, such as
-    /// models/square-net-heldout.safetensors) instead of the built-in model.
-    #[arg(long, value_name = "FILE")]
-    model: Option<PathBuf>,
+    /// models/square-net-heldout.safetensors) instead of the built-in model; several,
+    /// separated by commas, are averaged.
+    #[arg(long, value_name = "FILE", value_delimiter = ',')]
+    model: Vec<PathBuf>,
 }
 
-/// The square classifier: the weights in `model` when given, else the built-in ones.
-pub fn load_classifier(model: Option<&Path>) -> Result<Classifier> {
-    Ok(match model {
-        Some(path) => Classifier::from_bytes(
-            &std::fs::read(path).with_context(|| format!("reading {}", path.display()))?,
-        )
-        .with_context(|| format!("loading the model {}", path.display()))?,
+/// The square classifier: the weights in `models` when given (several are averaged), else the
+/// built-in ones.
+pub fn load_classifier(models: &[PathBuf]) -> Result<Classifier> {
+    let mut members = Vec::with_capacity(models.len());
+    for path in models {
+        members.push(
+            Classifier::from_bytes(
+                &std::fs::read(path).with_context(|| format!("reading {}", path.display()))?,
+            )
+            .with_context(|| format!("loading the model {}", path.display()))?,
+        );
+    }
+    Ok(match Classifier::averaging(members) {
+        Some(classifier) => classifier,
         None => Classifier::embedded()?,
     })
 }
@@ -221,7 +229,7 @@ fn round(v: f32) -> f64 {
 /// Runs `fenlens recognize`.
 pub fn run(args: RecognizeArgs) -> Result<ExitCode> {
     let options = options(&args)?;
-    let recognizer = Recognizer::with_classifier(load_classifier(args.model.as_deref())?);
+    let recognizer = Recognizer::with_classifier(load_classifier(&args.model)?);
     let files = expand(&args.images)?;
     if files.is_empty() {
         bail!("no pictures found in the given folders");
