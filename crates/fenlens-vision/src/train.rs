@@ -37,6 +37,9 @@ pub struct TrainOptions {
     pub seed: u64,
     /// The network's widths.
     pub shape: NetShape,
+    /// Largest change of the pieces' dark strokes, in pixels: 1 (the shipped recipe: thicker
+    /// or thinner by one) or 2 (also thicker by two on large drawings).
+    pub max_stroke: i8,
     /// Piece sets and textures to render with.
     pub library: Library,
 }
@@ -53,8 +56,8 @@ fn to_rgb(pixmap: &fenlens_render::resvg::tiny_skia::Pixmap) -> RgbImage {
     image::DynamicImage::ImageRgba8(pixmap_to_rgba(pixmap)).to_rgb8()
 }
 
-/// Renders one training board.
-pub fn training_board(rng: &mut impl RngExt, library: &Library) -> TrainingBoard {
+/// Renders one training board; `max_stroke` as in [`TrainOptions`].
+pub fn training_board(rng: &mut impl RngExt, library: &Library, max_stroke: i8) -> TrainingBoard {
     let sampled: Sampled = if rng.random_bool(0.5) {
         positions::random_placement(rng)
     } else {
@@ -76,7 +79,7 @@ pub fn training_board(rng: &mut impl RngExt, library: &Library) -> TrainingBoard
         }
     }
     if rng.random_bool(0.5) {
-        style.piece_variation = piece_variation(rng);
+        style.piece_variation = piece_variation(rng, max_stroke);
     }
     let sets = &library.piece_sets;
     let pieces = &sets[rng.random_range(0..sets.len())];
@@ -172,7 +175,7 @@ pub fn training_board(rng: &mut impl RngExt, library: &Library) -> TrainingBoard
 }
 
 /// A random change of the piece drawings: fill colours, stroke weight, proportions.
-fn piece_variation(rng: &mut impl RngExt) -> PieceVariation {
+fn piece_variation(rng: &mut impl RngExt, max_stroke: i8) -> PieceVariation {
     let mut variation = PieceVariation::default();
     if rng.random_bool(0.6) {
         variation.white_fill = hsl(
@@ -189,7 +192,13 @@ fn piece_variation(rng: &mut impl RngExt) -> PieceVariation {
         );
     }
     if rng.random_bool(0.4) {
-        variation.stroke = if rng.random_bool(0.5) { 1 } else { -1 };
+        variation.stroke = if max_stroke >= 2 {
+            [-1, 1, 2][rng.random_range(0..3)]
+        } else if rng.random_bool(0.5) {
+            1
+        } else {
+            -1
+        };
     }
     if rng.random_bool(0.5) {
         variation.stretch = [rng.random_range(0.8..1.12), rng.random_range(0.88..1.08)];
@@ -208,7 +217,12 @@ fn gamma(image: &mut RgbImage, gamma: f32) {
 }
 
 /// Starts the prefetch thread: batches of `boards` boards, forever (until the receiver drops).
-fn prefetch(library: Library, seed: u64, boards: usize) -> Receiver<(Vec<f32>, Vec<u32>)> {
+fn prefetch(
+    library: Library,
+    seed: u64,
+    boards: usize,
+    max_stroke: i8,
+) -> Receiver<(Vec<f32>, Vec<u32>)> {
     let (sender, receiver) = sync_channel(8);
     std::thread::spawn(move || {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -216,7 +230,7 @@ fn prefetch(library: Library, seed: u64, boards: usize) -> Receiver<(Vec<f32>, V
             let mut crops = Vec::with_capacity(boards * 64 * CROP * CROP);
             let mut labels = Vec::with_capacity(boards * 64);
             for _ in 0..boards {
-                let board = training_board(&mut rng, &library);
+                let board = training_board(&mut rng, &library, max_stroke);
                 crops.extend(board.crops);
                 labels.extend(board.labels);
             }
@@ -261,6 +275,7 @@ pub fn train(
         options.library.clone(),
         options.seed,
         options.boards_per_step,
+        options.max_stroke,
     );
     let (mut loss_sum, mut correct, mut seen, mut interval) = (0.0f32, 0usize, 0usize, 0usize);
     for step in 0..options.steps {

@@ -58,6 +58,11 @@ pub struct TrainArgs {
     /// Units of the hidden layer.
     #[arg(long, default_value_t = 64)]
     hidden: usize,
+    /// Largest change of the pieces' dark strokes in the training pictures, in pixels: 1 (the
+    /// shipped recipe) or 2 (also thicker by two on large drawings; an experiment, see
+    /// models/README.md).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(i8).range(1..=2))]
+    max_stroke: i8,
 }
 
 /// Runs `fenlens train`.
@@ -97,6 +102,7 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
     eprintln!("training on {} piece sets: {}", sets.len(), sets.join(", "));
     let options = TrainOptions {
         shape,
+        max_stroke: args.max_stroke,
         steps: args.steps,
         boards_per_step: args.boards_per_step,
         learning_rate: args.learning_rate,
