@@ -54,24 +54,21 @@ impl Conv {
     /// From candle's `[out, in, 3, 3]` kernel and its bias.
     fn from_candle(conv: &candle_nn::Conv2d) -> candle_core::Result<Conv> {
         let (out, channels_in, _, _) = conv.weight().dims4()?;
-        let w = conv.weight().flatten_all()?.to_vec1::<f32>()?;
-        // Rows of the gathered patches run (ky, kx, channel); the kernel must match.
+        // Rows of the gathered patches run (ky, kx, channel): the same layout as training's
+        // `conv_stride2` uses.
         let inputs = 9 * channels_in;
-        let mut weight = vec![0.0f32; inputs * out];
-        for o in 0..out {
-            for c in 0..channels_in {
-                for k in 0..9 {
-                    weight[(k * channels_in + c) * out + o] = w[(o * channels_in + c) * 9 + k];
-                }
-            }
-        }
+        let weight = conv
+            .weight()
+            .permute((2, 3, 1, 0))?
+            .reshape((inputs, out))?
+            .contiguous()?;
         let bias = match conv.bias() {
             Some(b) => b.to_vec1::<f32>()?,
             None => vec![0.0; out],
         };
         Ok(Conv {
             dense: Dense {
-                weight: Tensor::from_vec(weight, (inputs, out), &Device::Cpu)?,
+                weight,
                 bias,
                 inputs,
             },
@@ -85,29 +82,23 @@ impl Conv {
         let half = side / 2;
         let row_len = 9 * c;
         let mut patches = vec![0.0f32; n * half * half * row_len];
-        let mut rows = patches.chunks_exact_mut(row_len);
-        for picture in input.chunks_exact(side * side * c) {
-            for oy in 0..half {
-                for ox in 0..half {
-                    // `rows` has exactly one row per output pixel.
-                    let Some(row) = rows.next() else {
+        // One row per output pixel, pictures one after another.
+        for (i, row) in patches.chunks_exact_mut(row_len).enumerate() {
+            let (b, oy, ox) = (i / (half * half), (i / half) % half, i % half);
+            let picture = &input[b * side * side * c..(b + 1) * side * side * c];
+            for ky in 0..3 {
+                let y = (2 * oy + ky).wrapping_sub(1);
+                if y >= side {
+                    continue; // padding: the row keeps its zeros
+                }
+                for kx in 0..3 {
+                    let x = (2 * ox + kx).wrapping_sub(1);
+                    if x >= side {
                         continue;
-                    };
-                    for ky in 0..3 {
-                        let y = (2 * oy + ky).wrapping_sub(1);
-                        if y >= side {
-                            continue; // padding: the row keeps its zeros
-                        }
-                        for kx in 0..3 {
-                            let x = (2 * ox + kx).wrapping_sub(1);
-                            if x >= side {
-                                continue;
-                            }
-                            let from = (y * side + x) * c;
-                            let to = (ky * 3 + kx) * c;
-                            row[to..to + c].copy_from_slice(&picture[from..from + c]);
-                        }
                     }
+                    let from = (y * side + x) * c;
+                    let to = (ky * 3 + kx) * c;
+                    row[to..to + c].copy_from_slice(&picture[from..from + c]);
                 }
             }
         }
@@ -134,19 +125,17 @@ impl FastSquareNet {
         // channels-last (y, x, c), so the hidden layer's inputs are reordered to match.
         let channels = net.conv3.weight().dims4()?.0;
         let cells = SIDE_AFTER_CONVS * SIDE_AFTER_CONVS;
-        let w = net.hidden.weight().to_vec2::<f32>()?; // [out][c * cells + cell]
+        let out = net.hidden.weight().dim(0)?;
         let inputs = channels * cells;
-        let out = w.len();
-        let mut weight = vec![0.0f32; inputs * out];
-        for (o, row) in w.iter().enumerate() {
-            for c in 0..channels {
-                for cell in 0..cells {
-                    weight[(cell * channels + c) * out + o] = row[c * cells + cell];
-                }
-            }
-        }
+        let weight = net
+            .hidden
+            .weight()
+            .reshape((out, channels, cells))?
+            .permute((2, 1, 0))?
+            .reshape((inputs, out))?
+            .contiguous()?;
         let hidden = Dense {
-            weight: Tensor::from_vec(weight, (inputs, out), &Device::Cpu)?,
+            weight,
             bias: bias_of(&net.hidden, out)?,
             inputs,
         };
