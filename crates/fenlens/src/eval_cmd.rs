@@ -24,7 +24,12 @@ use crate::render_cmd::progress_bar;
     after_help = "The manifest format is the renderer's (docs/manifest.md); the devset's subset\n\
 (file, category, placement, flipped) works too. Example:\n  \
     fenlens render --dataset data/heldout --count 600 --seed 99 --pieces-root ../shared/pieces/lichess --only-sets merida,chessnut,fantasy,governor,staunty\n  \
-    fenlens eval data/heldout"
+    fenlens eval data/heldout\n\n\
+Columns: found (a board was located), exact (every square right, orientation included),\n\
+squares, orient, corner% (mean corner error, % of the board's side), flags/b (uncertain\n\
+squares a board), flagged (of the squares read wrong on boards turned the right way, the\n\
+share listed as uncertain), or.unsure (of the boards turned the wrong way, the share whose\n\
+orientation confidence is under 0.9), ms/pic, and the commonest confusions."
 )]
 pub struct EvalArgs {
     /// A dataset folder holding manifest.jsonl.
@@ -78,6 +83,9 @@ struct TruthBoard {
     pieces: Option<String>,
 }
 
+/// A board's orientation counts as unsure (for the `or.unsure` column) under this confidence.
+const ORIENTATION_UNSURE_BELOW: f32 = 0.9;
+
 #[derive(Default)]
 struct Tally {
     pictures: usize,
@@ -89,10 +97,43 @@ struct Tally {
     corner_error: f32,
     corner_count: usize,
     flags: usize,
+    /// Squares read wrong on boards turned the right way.
     wrong_squares: usize,
     wrong_flagged: usize,
+    /// Boards turned the wrong way, and those of them whose orientation was unsure.
+    misoriented: usize,
+    misoriented_unsure: usize,
     seconds: f64,
     confusions: BTreeMap<(char, char), usize>,
+}
+
+impl Tally {
+    /// Counts one board that was found.
+    fn add(&mut self, result: &Scored) {
+        self.found += 1;
+        self.exact += usize::from(result.exact);
+        self.squares += 64;
+        self.squares_right += 64 - result.wrong.len();
+        self.oriented_right += usize::from(result.oriented_right);
+        if let Some(e) = result.corner_error {
+            self.corner_error += e;
+            self.corner_count += 1;
+        }
+        self.flags += result.flags;
+        // A board turned the wrong way has most squares wrong without any being misread: it
+        // counts against the orientation confidence, not the squares'.
+        if result.oriented_right {
+            self.wrong_squares += result.wrong.len();
+            self.wrong_flagged += result.wrong.iter().filter(|w| w.flagged).count();
+        } else {
+            self.misoriented += 1;
+            self.misoriented_unsure +=
+                usize::from(result.orientation_confidence < ORIENTATION_UNSURE_BELOW);
+        }
+        for w in &result.wrong {
+            *self.confusions.entry((w.truth, w.read)).or_default() += 1;
+        }
+    }
 }
 
 fn parse_board(placement: &str) -> Option<Board> {
@@ -159,21 +200,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
             let Some(result) = &outcome.result else {
                 continue;
             };
-            t.found += 1;
-            t.exact += usize::from(result.exact);
-            t.squares += 64;
-            t.squares_right += 64 - result.wrong.len();
-            t.oriented_right += usize::from(result.oriented_right);
-            if let Some(e) = result.corner_error {
-                t.corner_error += e;
-                t.corner_count += 1;
-            }
-            t.flags += result.flags;
-            t.wrong_squares += result.wrong.len();
-            t.wrong_flagged += result.wrong.iter().filter(|w| w.flagged).count();
-            for w in &result.wrong {
-                *t.confusions.entry((w.truth, w.read)).or_default() += 1;
-            }
+            t.add(result);
         }
     }
     if args.verbose {
@@ -206,7 +233,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         }
     }
     println!(
-        "{:<12} {:>6} {:>7} {:>8} {:>8} {:>8} {:>9} {:>8} {:>9} {:>8}  confusions (truth->read)",
+        "{:<12} {:>6} {:>7} {:>8} {:>8} {:>8} {:>9} {:>8} {:>9} {:>10} {:>8}  confusions (truth->read)",
         "category",
         "boards",
         "found",
@@ -216,6 +243,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         "corner%",
         "flags/b",
         "flagged",
+        "or.unsure",
         "ms/pic"
     );
     for (category, t) in &tallies {
@@ -234,7 +262,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
             .map(|((a, b), n)| format!("{a}->{b}:{n}"))
             .collect();
         println!(
-            "{:<12} {:>6} {:>6.1}% {:>7.1}% {:>7.2}% {:>7.1}% {:>9} {:>8.2} {:>8.1}% {:>8.1}  {}",
+            "{:<12} {:>6} {:>6.1}% {:>7.1}% {:>7.2}% {:>7.1}% {:>9} {:>8.2} {:>8.1}% {:>10} {:>8.1}  {}",
             category,
             t.pictures,
             pct(t.found, t.pictures),
@@ -252,6 +280,11 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
                 0.0
             },
             pct(t.wrong_flagged, t.wrong_squares),
+            if t.misoriented > 0 {
+                format!("{}/{}", t.misoriented_unsure, t.misoriented)
+            } else {
+                "-".into()
+            },
             1000.0 * t.seconds / t.pictures.max(1) as f64,
             top.join(" ")
         );
@@ -276,6 +309,7 @@ struct Wrong {
 struct Scored {
     exact: bool,
     oriented_right: bool,
+    orientation_confidence: f32,
     corner_error: Option<f32>,
     flags: usize,
     wrong: Vec<Wrong>,
@@ -360,6 +394,7 @@ fn evaluate(recognizer: &Recognizer, args: &EvalArgs, entry: &Entry) -> Outcome 
         Ok(Scored {
             exact: wrong.is_empty(),
             oriented_right: recognition.flipped == flipped,
+            orientation_confidence: recognition.orientation_confidence,
             corner_error,
             flags: uncertain.len(),
             wrong,
@@ -370,5 +405,62 @@ fn evaluate(recognizer: &Recognizer, args: &EvalArgs, entry: &Entry) -> Outcome 
         seconds: started.elapsed().as_secs_f64(),
         error: result.as_ref().err().cloned(),
         result: result.ok(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wrong(square: Square, flagged: bool) -> Wrong {
+        Wrong {
+            square,
+            truth: 'N',
+            read: 'R',
+            flagged,
+        }
+    }
+
+    fn board(oriented_right: bool, confidence: f32, wrong: Vec<Wrong>) -> Scored {
+        Scored {
+            exact: wrong.is_empty(),
+            oriented_right,
+            orientation_confidence: confidence,
+            corner_error: Some(0.1),
+            flags: wrong.iter().filter(|w| w.flagged).count(),
+            wrong,
+        }
+    }
+
+    #[test]
+    fn misread_squares_and_wrong_orientations_are_counted_apart() {
+        let mut tally = Tally::default();
+        // Turned the right way, two squares misread, one of them flagged.
+        tally.add(&board(
+            true,
+            0.99,
+            vec![wrong(Square::B1, true), wrong(Square::G1, false)],
+        ));
+        // Turned the wrong way (every square "wrong", none misread), unsure of it.
+        tally.add(&board(
+            false,
+            0.6,
+            Square::ALL
+                .iter()
+                .take(30)
+                .map(|&sq| wrong(sq, false))
+                .collect(),
+        ));
+        // Turned the wrong way and sure of it.
+        tally.add(&board(false, 0.97, vec![wrong(Square::A1, false)]));
+        tally.add(&board(true, 0.99, Vec::new()));
+        assert_eq!(tally.found, 4);
+        assert_eq!(tally.exact, 1);
+        assert_eq!(tally.oriented_right, 2);
+        assert_eq!((tally.wrong_squares, tally.wrong_flagged), (2, 1));
+        assert_eq!((tally.misoriented, tally.misoriented_unsure), (2, 1));
+        // Every wrong square still shows in the squares' accuracy and the confusions.
+        assert_eq!(tally.squares_right, 4 * 64 - 33);
+        assert_eq!(tally.confusions[&('N', 'R')], 33);
     }
 }
