@@ -1,24 +1,10 @@
 //! End-to-end test of `fenlens eval`: a dataset rendered by `fenlens render --dataset`, read
 //! back, with one ground truth changed so that the report has something to find.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
-fn fenlens(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fenlens"))
-        .args(args)
-        .output()
-        .expect("run fenlens")
-}
+use common::{fenlens, temp_dir};
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("fenlens-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// The columns of the report's row named `row`.
 fn row(report: &str, row: &str) -> Vec<String> {
     report
         .lines()

@@ -5,8 +5,11 @@
 //! the held-out pictures with `models/square-net-heldout.safetensors`: the same recipe trained
 //! without the five sets below, which is what makes them unseen designs.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+
+use common::{fenlens, temp_dir};
 
 use fenlens_render::dataset::{DatasetOptions, encode, render_indexed};
 use fenlens_render::scene::{Category, Library};
@@ -14,19 +17,6 @@ use fenlens_render::{PieceSet, pieces};
 
 /// Piece sets the held-out model was not trained on (see models/README.md).
 const HELD_OUT: [&str; 5] = ["merida", "chessnut", "fantasy", "governor", "staunty"];
-
-fn fenlens(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fenlens"))
-        .args(args)
-        .output()
-        .expect("run fenlens")
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("fenlens-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 fn held_out_library() -> Option<Library> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/pieces/lichess");

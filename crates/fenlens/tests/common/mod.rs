@@ -1,13 +1,31 @@
-//! Shared by the server tests: a real `fenlens serve` on a loopback port, and a plain HTTP/1.1
-//! client that can also send broken requests.
+//! Shared by the end-to-end tests: running the real binary, a fresh temporary folder, and for
+//! the server tests a real `fenlens serve` on a loopback port with a plain HTTP/1.1 client that
+//! can also send broken requests.
 
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+/// Runs the `fenlens` binary with `args` and waits for it.
+pub fn fenlens(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fenlens"))
+        .args(args)
+        .output()
+        .expect("run fenlens")
+}
+
+/// An empty folder of its own for one test (`name` and the process id).
+pub fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("fenlens-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
 
 /// A running server; killed when dropped.
 pub struct Server {
