@@ -1,11 +1,17 @@
-//! Embeds the trained weights when `models/square-net.safetensors` exists (it is committed; it
-//! is missing only while bootstrapping the very first training run).
+//! Embeds the trained weights: `models/square-net.safetensors` and `models/square-net-2.safetensors`
+//! (both committed; they are averaged at run time). A missing file is left out: both are
+//! missing only while bootstrapping the very first training runs.
 fn main() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../models/square-net.safetensors");
-    println!("cargo::rustc-check-cfg=cfg(fenlens_has_model)");
-    println!("cargo::rerun-if-changed={}", path.display());
-    if path.is_file() {
-        println!("cargo::rustc-cfg=fenlens_has_model");
+    let models = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models");
+    for (file, cfg) in [
+        ("square-net.safetensors", "fenlens_has_model"),
+        ("square-net-2.safetensors", "fenlens_has_second_model"),
+    ] {
+        let path = models.join(file);
+        println!("cargo::rustc-check-cfg=cfg({cfg})");
+        println!("cargo::rerun-if-changed={}", path.display());
+        if path.is_file() {
+            println!("cargo::rustc-cfg={cfg}");
+        }
     }
 }

@@ -167,9 +167,16 @@ fn conv_stride2(x: &Tensor, conv: &Conv2d) -> candle_core::Result<Tensor> {
 }
 
 #[cfg(fenlens_has_model)]
-const WEIGHTS: &[u8] = include_bytes!("../../../models/square-net.safetensors");
+const FIRST_WEIGHTS: &[u8] = include_bytes!("../../../models/square-net.safetensors");
 #[cfg(not(fenlens_has_model))]
-const WEIGHTS: &[u8] = &[];
+const FIRST_WEIGHTS: &[u8] = &[];
+#[cfg(fenlens_has_second_model)]
+const SECOND_WEIGHTS: &[u8] = include_bytes!("../../../models/square-net-2.safetensors");
+#[cfg(not(fenlens_has_second_model))]
+const SECOND_WEIGHTS: &[u8] = &[];
+/// The built-in models, averaged: two trainings of one recipe with different seeds (see
+/// models/README.md). Missing files are left out.
+const WEIGHTS: [&[u8]; 2] = [FIRST_WEIGHTS, SECOND_WEIGHTS];
 
 /// The trained classifier, ready to run on the CPU.
 pub struct Classifier {
@@ -179,12 +186,14 @@ pub struct Classifier {
 }
 
 impl Classifier {
-    /// The classifier built into the binary.
+    /// The classifier built into the binary: the built-in models, averaged.
     pub fn embedded() -> Result<Classifier, VisionError> {
-        if WEIGHTS.is_empty() {
-            return Err(VisionError::NoModel);
-        }
-        Self::from_bytes(WEIGHTS)
+        let members = WEIGHTS
+            .iter()
+            .filter(|bytes| !bytes.is_empty())
+            .map(|bytes| Self::from_bytes(bytes))
+            .collect::<Result<Vec<_>, _>>()?;
+        Self::averaging(members).ok_or(VisionError::NoModel)
     }
 
     /// A classifier from safetensors bytes.
@@ -215,9 +224,9 @@ impl Classifier {
     }
 
     /// Whether to average each square's probabilities with those of its mirror image, for the
-    /// squares that are not surely empty (on by default: on piece designs never seen in training
-    /// 56% of held-out boards come out exactly right instead of 48%, for about 1.3x the work on
-    /// a game position; see models/README.md).
+    /// squares that are neither surely empty nor already sure (on by default: on piece designs
+    /// never seen in training 56% of held-out boards come out exactly right instead of 48%, for
+    /// about 1.3x the work on a game position; see models/README.md).
     pub fn with_mirror_averaging(mut self, on: bool) -> Classifier {
         self.mirror = on;
         self
@@ -227,10 +236,12 @@ impl Classifier {
     pub fn probabilities(&self, crops: &[f32]) -> Result<Vec<[f32; CLASSES]>, VisionError> {
         let mut rows = self.forward(crops)?;
         if self.mirror {
-            // A second look, mirrored, at every square that is not plainly empty (most empty
-            // squares are certain at once; the pieces are where designs mislead).
+            // A second look, mirrored, at every square that is not plainly empty and not already
+            // sure (most empty squares are certain at once; the pieces are where designs
+            // mislead).
             let second: Vec<usize> = (0..rows.len())
                 .filter(|&i| rows[i][0] < SURELY_EMPTY)
+                .filter(|&i| rows[i].iter().fold(0.0f32, |a, &b| a.max(b)) < SURE_ENOUGH)
                 .collect();
             let mut mirrored = Vec::with_capacity(second.len() * CROP * CROP);
             for &i in &second {
@@ -273,6 +284,10 @@ impl Classifier {
 
 /// Squares at least this likely empty skip the mirrored second look.
 const SURELY_EMPTY: f32 = 0.995;
+/// Squares whose best class is at least this likely skip it too: on held-out designs (two
+/// models averaged) boards exact 75.5% / 68.5% with every piece looked at again, 75.5% / 68.7%
+/// without these, for a tenth less time in a batch of 800-pixel pictures.
+const SURE_ENOUGH: f32 = 0.99;
 
 #[cfg(test)]
 mod tests {
@@ -379,6 +394,38 @@ mod tests {
         }
         assert!(apart > 1e-4, "the two members should differ");
         assert!(Classifier::averaging(Vec::new()).is_none());
+    }
+
+    #[cfg(all(fenlens_has_model, fenlens_has_second_model))]
+    #[test]
+    fn the_built_in_classifier_averages_both_models() {
+        let built_in = Classifier::embedded().unwrap().with_mirror_averaging(false);
+        assert_eq!(built_in.nets.len(), 2);
+        let first = Classifier::from_bytes(FIRST_WEIGHTS)
+            .unwrap()
+            .with_mirror_averaging(false);
+        let second = Classifier::from_bytes(SECOND_WEIGHTS)
+            .unwrap()
+            .with_mirror_averaging(false);
+        let crops: Vec<f32> = (0..3 * CROP * CROP)
+            .map(|i| ((i * 53) % 97) as f32 / 97.0 - 0.5)
+            .collect();
+        let (a, b) = (
+            first.probabilities(&crops).unwrap(),
+            second.probabilities(&crops).unwrap(),
+        );
+        for ((m, x), y) in built_in
+            .probabilities(&crops)
+            .unwrap()
+            .iter()
+            .zip(&a)
+            .zip(&b)
+        {
+            for ((m, x), y) in m.iter().zip(x).zip(y) {
+                assert!((m - (x + y) / 2.0).abs() < 1e-6);
+            }
+        }
+        assert_ne!(a, b, "two trainings should differ");
     }
 
     #[test]

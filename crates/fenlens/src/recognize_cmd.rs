@@ -60,7 +60,7 @@ pub struct RecognizeArgs {
     annotate: Option<PathBuf>,
 
     /// Read with these weights (a safetensors file from `fenlens train`, such as
-    /// models/square-net-heldout.safetensors) instead of the built-in model; several,
+    /// models/square-net-heldout.safetensors) instead of the two built-in ones; several,
     /// separated by commas, are averaged.
     #[arg(long, value_name = "FILE", value_delimiter = ',')]
     model: Vec<PathBuf>,
