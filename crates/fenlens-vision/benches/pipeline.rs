@@ -12,6 +12,8 @@ use fenlens_vision::compose::compose;
 use fenlens_vision::decode::decode;
 use fenlens_vision::locate::locate;
 use fenlens_vision::rectify::{cut_squares, rectify};
+use fenlens_vision::silhouette::silhouettes;
+use fenlens_vision::symmetry::{asymmetries, weigh_knights};
 use fenlens_vision::{Options, Recognizer};
 
 fn bench(c: &mut Criterion) {
@@ -45,10 +47,12 @@ fn bench(c: &mut Criterion) {
         b.iter(|| classifier.probabilities(black_box(&crops)))
     });
     let probabilities = classifier.probabilities(&crops).expect("classifies");
-    group.bench_function("colour-and-compose", |b| {
+    group.bench_function("checks-and-compose", |b| {
         b.iter(|| {
             let mut p = probabilities.clone();
-            reconcile(&mut p, &light_shares(black_box(&rectified)));
+            let outlines = silhouettes(black_box(&rectified));
+            reconcile(&mut p, &light_shares(&rectified, &outlines));
+            weigh_knights(&mut p, &asymmetries(&outlines));
             compose(&p, false)
         })
     });

@@ -6,8 +6,8 @@
 //! light inside its outline, a black piece mostly dark, in every design, but where the line
 //! between "mostly light" and "mostly dark" falls depends on the design and the picture.
 //!
-//! So for each occupied square the piece's silhouette is found (everything the square's
-//! background does not reach from the square's edge), and the share of its pixels lighter than
+//! So for each occupied square the piece's silhouette is taken (see [`crate::silhouette`]), and
+//! the share of its pixels lighter than
 //! the local middle grey is measured. The threshold that best splits these shares into the
 //! classifier's own white and black readings is found; when nearly all readings agree with it,
 //! the few that fall clearly on the other side have their colour's probabilities multiplied by
@@ -16,11 +16,12 @@
 //! 68.7% → 69.5% and 65.5% → 66.3%; acting on sure readings too gained nothing (68.7%, 65.0%),
 //! because photographs with uneven light and pieces with white details mislead the share.
 //!
-//! Assumes the rectified board of [`crate::rectify`]: squares of [`SQUARE`] pixels after a
-//! margin of [`MARGIN`], grey levels 0-1.
+//! Assumes the rectified board of [`crate::rectify`] and the silhouettes of
+//! [`crate::silhouette`].
 
 use crate::classify::CLASSES;
-use crate::rectify::{BOARD, MARGIN, Rectified, SQUARE};
+use crate::rectify::{BOARD, Rectified};
+use crate::silhouette::{Silhouette, cell_origin};
 
 /// The factor a contradicted colour's probabilities are multiplied by.
 const CONTRADICTED: f32 = 0.05;
@@ -29,93 +30,20 @@ const CONTRADICTED: f32 = 0.05;
 const SURE_OF_COLOUR: f32 = 0.8;
 /// How far from the threshold (in light share) a contradicted square must be.
 const MARGIN_OF_SHARE: f32 = 0.06;
-/// Fewest silhouette pixels (inside the square's 2-pixel edge) worth measuring.
-const FEWEST_PIXELS: usize = 12;
-
-/// The dark and light ends around a square: grey levels at the 2nd and 98th percentiles of the
-/// 3x3 block of squares centred on it (moved inward at the board's edge), so that light falling
-/// unevenly across a photographed screen does not move them.
-fn grey_range(board: &Rectified, cell: usize) -> (f32, f32) {
-    let (col, row) = ((cell % 8).clamp(1, 6), (cell / 8).clamp(1, 6));
-    let mut histogram = [0u32; 256];
-    let xs = MARGIN + (col - 1) * SQUARE..MARGIN + (col + 2) * SQUARE;
-    for y in MARGIN + (row - 1) * SQUARE..MARGIN + (row + 2) * SQUARE {
-        for &g in &board.gray[y * BOARD + xs.start..y * BOARD + xs.end] {
-            histogram[(g.clamp(0.0, 1.0) * 255.0) as usize] += 1;
-        }
-    }
-    let total: u32 = histogram.iter().sum();
-    let at = |fraction: f32| {
-        let goal = (total as f32 * fraction) as u32;
-        let mut seen = 0;
-        for (level, &count) in histogram.iter().enumerate() {
-            seen += count;
-            if seen > goal {
-                return level as f32 / 255.0;
-            }
-        }
-        1.0
-    };
-    (at(0.02), at(0.98))
-}
-
-fn median9(values: &mut [f32; 9]) -> f32 {
-    values.sort_by(f32::total_cmp);
-    values[4]
-}
-
 /// For each of the 64 squares (display order), the share of its silhouette's pixels that are
-/// lighter than the board's middle grey; `None` where the silhouette is too small to measure
+/// lighter than the local middle grey; `None` where the silhouette is too small to measure
 /// (empty squares, mostly).
-pub fn light_shares(board: &Rectified) -> [Option<f32>; 64] {
+pub fn light_shares(board: &Rectified, outlines: &[Option<Silhouette>; 64]) -> [Option<f32>; 64] {
     std::array::from_fn(|cell| {
-        let (dark, light) = grey_range(board, cell);
-        let middle = (dark + light) / 2.0;
-        let tolerance = 0.1 * (light - dark).max(0.05);
-        let (x0, y0) = (MARGIN + (cell % 8) * SQUARE, MARGIN + (cell / 8) * SQUARE);
-        let at = |x: usize, y: usize| board.gray[(y0 + y) * BOARD + x0 + x];
-        let corner = |cx: usize| {
-            let mut values = [0.0; 9];
-            for (i, v) in values.iter_mut().enumerate() {
-                *v = at(cx + i % 3, i / 3);
-            }
-            median9(&mut values)
-        };
-        let backgrounds = [corner(0), corner(SQUARE - 3)];
-        let background = |v: f32| backgrounds.iter().any(|b| (v - b).abs() <= tolerance);
-        // Flood the background in from the square's edge.
-        let mut outside = [[false; SQUARE]; SQUARE];
-        let mut stack: Vec<(usize, usize)> = (0..SQUARE)
-            .flat_map(|i| [(i, 0), (i, SQUARE - 1), (0, i), (SQUARE - 1, i)])
-            .collect();
-        while let Some((x, y)) = stack.pop() {
-            if outside[y][x] || !background(at(x, y)) {
-                continue;
-            }
-            outside[y][x] = true;
-            if x > 0 {
-                stack.push((x - 1, y));
-            }
-            if x + 1 < SQUARE {
-                stack.push((x + 1, y));
-            }
-            if y > 0 {
-                stack.push((x, y - 1));
-            }
-            if y + 1 < SQUARE {
-                stack.push((x, y + 1));
-            }
-        }
+        let outline = outlines[cell].as_ref()?;
+        let middle = (outline.dark + outline.light) / 2.0;
+        let (x0, y0) = cell_origin(cell);
         let (mut pixels, mut lit) = (0usize, 0usize);
-        for (y, row) in outside.iter().enumerate().take(SQUARE - 2).skip(2) {
-            for (x, &out) in row.iter().enumerate().take(SQUARE - 2).skip(2) {
-                if !out {
-                    pixels += 1;
-                    lit += usize::from(at(x, y) > middle);
-                }
-            }
+        for (x, y) in outline.inner_pixels() {
+            pixels += 1;
+            lit += usize::from(board.gray[(y0 + y) * BOARD + x0 + x] > middle);
         }
-        (pixels >= FEWEST_PIXELS).then(|| lit as f32 / pixels as f32)
+        Some(lit as f32 / pixels.max(1) as f32)
     })
 }
 
@@ -189,6 +117,8 @@ pub fn reconcile(probabilities: &mut [[f32; CLASSES]], shares: &[Option<f32>; 64
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rectify::{MARGIN, SQUARE};
+    use crate::silhouette::silhouettes;
 
     /// A board of light (0.8) and dark (0.45) squares with pieces drawn into some cells:
     /// `white` cells get a dark outline filled with near white, `black` cells a dark blob.
@@ -216,7 +146,8 @@ mod tests {
 
     #[test]
     fn white_pieces_are_mostly_light_inside_black_ones_dark() {
-        let shares = light_shares(&board(&[10, 11], &[20, 21]));
+        let board = board(&[10, 11], &[20, 21]);
+        let shares = light_shares(&board, &silhouettes(&board));
         for cell in [10, 11] {
             assert!(shares[cell].is_some_and(|s| s > 0.5), "{:?}", shares[cell]);
         }
@@ -237,7 +168,8 @@ mod tests {
     #[test]
     fn an_unsure_colour_the_pixels_contradict_turns_a_sure_one_stays() {
         // Cells 10-12 and 30 hold white pieces, 20-22 and 40 black ones.
-        let shares = light_shares(&board(&[10, 11, 12, 30], &[20, 21, 22, 40]));
+        let board = board(&[10, 11, 12, 30], &[20, 21, 22, 40]);
+        let shares = light_shares(&board, &silhouettes(&board));
         let mut probabilities = vec![reading(0, 1.0, 1); 64];
         for cell in [10, 11, 12] {
             probabilities[cell] = reading(3, 0.99, 0); // B

@@ -3,9 +3,11 @@
 //! One module per stage, in the order a picture goes through them:
 //! [`decode`] (bytes to pixels, with limits) → [`locate`] (the board's four corners) →
 //! [`rectify`] (warp to a square, cut 64 crops) → [`classify`] (13 class probabilities per
-//! square) → [`colour`] (a board-level check of white against black) → [`orient`] (which side
+//! square) → [`colour`] (a board-level check of white against black) → [`symmetry`] (knights
+//! told from the symmetric rooks and queens by their outline) → [`orient`] (which side
 //! is at the bottom) → [`compose`] (the most probable placement that obeys simple facts, then
-//! the FEN). [`pipeline`] runs them all; [`train`] teaches the
+//! the FEN). [`silhouette`] finds the piece's pixels in a square for the two checks.
+//! [`pipeline`] runs them all; [`train`] teaches the
 //! classifier from rendered boards.
 
 pub mod classify;
@@ -16,6 +18,8 @@ pub mod locate;
 pub mod orient;
 pub mod pipeline;
 pub mod rectify;
+pub mod silhouette;
+pub mod symmetry;
 pub mod train;
 
 pub use pipeline::{Castling, Flipped, Options, Recognition, Recognizer};

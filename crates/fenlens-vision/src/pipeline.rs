@@ -15,6 +15,8 @@ use crate::decode::decode;
 use crate::locate::locate;
 use crate::orient::{orient, orient_from_labels};
 use crate::rectify::{cut_squares, rectify};
+use crate::silhouette::silhouettes;
+use crate::symmetry::{asymmetries, weigh_knights};
 
 /// Which side is at the bottom.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -131,19 +133,28 @@ fn auto_castling(board: &Board) -> String {
 /// The recognizer: a loaded classifier, reused for many pictures.
 pub struct Recognizer {
     classifier: Classifier,
+    weigh_knights: bool,
 }
 
 impl Recognizer {
     /// With the classifier built into the binary.
     pub fn new() -> Result<Recognizer, VisionError> {
-        Ok(Recognizer {
-            classifier: Classifier::embedded()?,
-        })
+        Ok(Recognizer::with_classifier(Classifier::embedded()?))
     }
 
     /// With a given classifier.
     pub fn with_classifier(classifier: Classifier) -> Recognizer {
-        Recognizer { classifier }
+        Recognizer {
+            classifier,
+            weigh_knights: true,
+        }
+    }
+
+    /// Whether to weigh knights against rooks and queens by the outline's symmetry (on by
+    /// default; see [`crate::symmetry`]). Off measures the pipeline without it.
+    pub fn with_symmetry_check(mut self, on: bool) -> Recognizer {
+        self.weigh_knights = on;
+        self
     }
 
     /// Reads a picture file's bytes.
@@ -193,7 +204,11 @@ impl Recognizer {
         let crops = cut_squares(&rectified);
         let t2 = Instant::now();
         let mut probabilities = self.classifier.probabilities(&crops)?;
-        reconcile(&mut probabilities, &light_shares(&rectified));
+        let outlines = silhouettes(&rectified);
+        reconcile(&mut probabilities, &light_shares(&rectified, &outlines));
+        if self.weigh_knights {
+            weigh_knights(&mut probabilities, &asymmetries(&outlines));
+        }
         let t3 = Instant::now();
         timings.rectify = t2 - t1;
         timings.classify = t3 - t2;

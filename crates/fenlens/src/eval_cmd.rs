@@ -51,6 +51,10 @@ pub struct EvalArgs {
     /// network alone).
     #[arg(long)]
     no_mirror: bool,
+    /// Do not weigh knights against rooks and queens by their outline's symmetry (the default
+    /// does; this measures the pipeline without that check).
+    #[arg(long)]
+    no_symmetry: bool,
     /// Count a square as flagged below this probability instead of the built-in threshold (to
     /// choose the threshold).
     #[arg(long, value_name = "P")]
@@ -163,7 +167,8 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         bail!("{} lists no pictures", manifest.display());
     }
     let classifier = load_classifier(&args.model)?;
-    let recognizer = Recognizer::with_classifier(classifier.with_mirror_averaging(!args.no_mirror));
+    let recognizer = Recognizer::with_classifier(classifier.with_mirror_averaging(!args.no_mirror))
+        .with_symmetry_check(!args.no_symmetry);
     let bar = progress_bar(entries.len() as u64, "evaluating");
     let started = Instant::now();
     let outcomes: Vec<(Vec<String>, Outcome)> = entries

@@ -1,0 +1,125 @@
+//! Measures the tables of `fenlens_vision::symmetry`: how the outline's asymmetry is spread
+//! for knights, rooks and queens on a rendered dataset (use the training designs, never the
+//! held-out ones), and prints the capped log ratios in Rust.
+//!
+//! ```sh
+//! fenlens render --dataset /tmp/symmetry --count 600 --seed 4242 \
+//!     --pieces-root ../shared/pieces/lichess --boards-dir ../shared/boards/lichess \
+//!     --exclude-sets merida,chessnut,fantasy,governor,staunty
+//! cargo run --release -p fenlens-vision --example fit_symmetry /tmp/symmetry
+//! ```
+//!
+//! The ground-truth corners are used, so the outlines are those of the squares as drawn.
+
+use std::path::PathBuf;
+
+use fenlens_vision::rectify::rectify;
+use fenlens_vision::silhouette::silhouettes;
+use fenlens_vision::symmetry::{BIN_EDGES, asymmetries, bin};
+
+/// The cap on the log ratios.
+const CAP: f32 = 2.0;
+
+/// The placement's 64 letters in display order ('.' for empty).
+fn display_letters(placement: &str, flipped: bool) -> Option<Vec<char>> {
+    let mut rows = Vec::new();
+    for rank in placement.split('/') {
+        let mut row = Vec::new();
+        for c in rank.chars() {
+            match c.to_digit(10) {
+                Some(n) => row.extend(std::iter::repeat_n('.', n as usize)),
+                None => row.push(c),
+            }
+        }
+        if row.len() != 8 {
+            return None;
+        }
+        rows.push(row);
+    }
+    if rows.len() != 8 {
+        return None;
+    }
+    Some(
+        (0..64)
+            .map(|cell| {
+                let (row, col) = (cell / 8, cell % 8);
+                if flipped {
+                    rows[7 - row][7 - col]
+                } else {
+                    rows[row][col]
+                }
+            })
+            .collect(),
+    )
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let dir = PathBuf::from(
+        std::env::args()
+            .nth(1)
+            .ok_or("usage: fit_symmetry DATASET")?,
+    );
+    let manifest = std::fs::read_to_string(dir.join("manifest.jsonl"))?;
+    let bins = BIN_EDGES.len() + 1;
+    // Counts per bin: knights, rooks, queens.
+    let mut counts = vec![vec![0u32; bins]; 3];
+    for line in manifest.lines() {
+        let entry: serde_json::Value = serde_json::from_str(line)?;
+        let boards = entry["boards"].as_array().ok_or("no boards")?;
+        if boards.len() != 1 {
+            continue;
+        }
+        let board = &boards[0];
+        let corners: [[f32; 2]; 4] = serde_json::from_value(board["corners"].clone())?;
+        let placement = board["placement"].as_str().ok_or("no placement")?;
+        let flipped = board["flipped"].as_bool().unwrap_or(false);
+        let Some(letters) = display_letters(placement, flipped) else {
+            continue;
+        };
+        let file = entry["file"].as_str().ok_or("no file")?;
+        let image = fenlens_vision::decode::decode(&std::fs::read(dir.join(file))?)?;
+        let Some(rectified) = rectify(&image, corners) else {
+            continue;
+        };
+        let found = asymmetries(&silhouettes(&rectified));
+        for (letter, asymmetry) in letters.iter().zip(found) {
+            let kind = match letter.to_ascii_lowercase() {
+                'n' => 0,
+                'r' => 1,
+                'q' => 2,
+                _ => continue,
+            };
+            if let Some(a) = asymmetry {
+                counts[kind][bin(a)] += 1;
+            }
+        }
+    }
+    let share = |kind: usize| -> Vec<f32> {
+        // One added to every bin, so that an empty bin does not give an infinite ratio.
+        let total: u32 = counts[kind].iter().map(|c| c + 1).sum();
+        counts[kind]
+            .iter()
+            .map(|&c| (c + 1) as f32 / total as f32)
+            .collect()
+    };
+    let knight = share(0);
+    for (kind, name) in [(1, "ROOK"), (2, "QUEEN")] {
+        let other = share(kind);
+        let ratios: Vec<String> = knight
+            .iter()
+            .zip(&other)
+            .map(|(k, o)| format!("{:.2}", (k / o).ln().clamp(-CAP, CAP)))
+            .collect();
+        println!(
+            "// knights {:?}, {} {:?}",
+            counts[0],
+            name.to_lowercase(),
+            counts[kind]
+        );
+        println!(
+            "pub const LOG_RATIO_{name}: [f32; {bins}] = [{}];",
+            ratios.join(", ")
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,177 @@
+//! Symmetry: a knight against the pieces that every design draws symmetric.
+//!
+//! A classifier that has not seen a piece design sometimes reads its knight as a rook or a
+//! queen (a knight's head on a tall column looks like a rook at 24 pixels). Rooks and queens are
+//! drawn left-right symmetric in nearly every design; knights never are. So for each square the
+//! silhouette ([`crate::silhouette`]) is compared with its mirror image about its own centre:
+//! the asymmetry is the share of its pixels without a partner on the other side (best of five
+//! axes half a pixel apart around the centroid, so an off-centre piece is not penalized).
+//!
+//! Where the classifier's best class is a rook or a queen, the knight of the same colour has its
+//! probability multiplied by how much likelier that asymmetry is for a knight than for a rook
+//! (or queen): [`LOG_RATIO_ROOK`] and [`LOG_RATIO_QUEEN`], measured on pictures of the training
+//! designs (`cargo run --release -p fenlens-vision --example fit_symmetry DATASET`; see
+//! models/README.md) and capped at e^2 either way, because arrows, highlights and JPEG
+//! blocks make a symmetric piece look lopsided now and then.
+//!
+//! Assumes the silhouettes of [`crate::silhouette`].
+
+use crate::classify::CLASSES;
+use crate::rectify::SQUARE;
+use crate::silhouette::{EDGE, Silhouette};
+
+/// Upper edges of the asymmetry bins of [`LOG_RATIO_ROOK`] and [`LOG_RATIO_QUEEN`] (the last
+/// bin is open).
+pub const BIN_EDGES: [f32; 9] = [0.02, 0.04, 0.06, 0.08, 0.10, 0.12, 0.15, 0.2, 0.3];
+/// Per bin, ln(P(asymmetry | knight) / P(asymmetry | rook)), capped at ±2.
+pub const LOG_RATIO_ROOK: [f32; 10] = [
+    -1.94, -2.00, -0.93, -0.24, 1.10, 1.46, 1.42, 1.96, 1.41, 1.72,
+];
+/// Per bin, ln(P(asymmetry | knight) / P(asymmetry | queen)), capped at ±2.
+pub const LOG_RATIO_QUEEN: [f32; 10] = [
+    -2.00, -2.00, -1.00, -0.21, 0.60, 1.57, 2.00, 2.00, 1.68, 1.68,
+];
+
+/// The bin of an asymmetry in [`BIN_EDGES`].
+pub fn bin(asymmetry: f32) -> usize {
+    BIN_EDGES
+        .iter()
+        .position(|&edge| asymmetry < edge)
+        .unwrap_or(BIN_EDGES.len())
+}
+
+/// How far a silhouette is from its mirror image: the share of its pixels (inside the
+/// square's edge) whose mirror pixel is not part of it, at the best of five axes around the
+/// centroid. 0 for a symmetric drawing.
+pub fn asymmetry(silhouette: &Silhouette) -> f32 {
+    let pixels: Vec<(usize, usize)> = silhouette.inner_pixels().collect();
+    if pixels.is_empty() {
+        return 0.0;
+    }
+    let inner = EDGE..SQUARE - EDGE;
+    // Twice the centroid's x: the mirror of x about the axis is `axis - x`.
+    let twice_centre = 2.0 * pixels.iter().map(|p| p.0 as f32).sum::<f32>() / pixels.len() as f32;
+    let centre = twice_centre.round() as i64;
+    (centre - 2..=centre + 2)
+        .map(|axis| {
+            let unmatched = pixels
+                .iter()
+                .filter(|&&(x, y)| {
+                    let mirror = axis - x as i64;
+                    !(mirror >= 0
+                        && inner.contains(&(mirror as usize))
+                        && silhouette.inside[y][mirror as usize])
+                })
+                .count();
+            unmatched as f32 / pixels.len() as f32
+        })
+        .fold(f32::INFINITY, f32::min)
+}
+
+/// The asymmetry of each square's silhouette (display order); `None` where there is none.
+pub fn asymmetries(outlines: &[Option<Silhouette>; 64]) -> [Option<f32>; 64] {
+    std::array::from_fn(|cell| outlines[cell].as_ref().map(asymmetry))
+}
+
+/// Raises or lowers the knight's probability on squares read as a rook or a queen, by how much
+/// likelier the square's asymmetry is for a knight (see the module comment). `probabilities`
+/// are in display order, as [`asymmetries`] gives them.
+pub fn weigh_knights(probabilities: &mut [[f32; CLASSES]], asymmetries: &[Option<f32>; 64]) {
+    for (p, asymmetry) in probabilities.iter_mut().zip(asymmetries) {
+        let Some(asymmetry) = asymmetry else {
+            continue;
+        };
+        let best = (0..CLASSES)
+            .max_by(|&a, &b| p[a].total_cmp(&p[b]))
+            .unwrap_or(0);
+        // Classes: 0 empty, 1-6 White P N B R Q K, 7-12 Black.
+        let (knight, table) = match best {
+            4 => (2, &LOG_RATIO_ROOK),
+            10 => (8, &LOG_RATIO_ROOK),
+            5 => (2, &LOG_RATIO_QUEEN),
+            11 => (8, &LOG_RATIO_QUEEN),
+            _ => continue,
+        };
+        p[knight] *= table[bin(*asymmetry)].exp();
+        let sum: f32 = p.iter().sum();
+        if sum > 0.0 {
+            for v in p.iter_mut() {
+                *v /= sum;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn drawn(pixels: impl Fn(usize, usize) -> bool) -> Silhouette {
+        Silhouette {
+            inside: std::array::from_fn(|y| std::array::from_fn(|x| pixels(x, y))),
+            dark: 0.0,
+            light: 1.0,
+        }
+    }
+
+    #[test]
+    fn a_column_is_symmetric_a_head_turned_aside_is_not() {
+        // A rook-like column, its axis between two pixels.
+        let column = drawn(|x, y| (8..=15).contains(&x) && (5..20).contains(&y));
+        assert!(asymmetry(&column) < 0.01, "{}", asymmetry(&column));
+        // The same column with a head sticking out to the left at the top.
+        let knight = drawn(|x, y| {
+            (8..=15).contains(&x) && (5..20).contains(&y)
+                || (3..8).contains(&x) && (5..9).contains(&y)
+        });
+        // The head's 20 pixels of 140 have no partner at the best axis.
+        assert!(asymmetry(&knight) > 0.13, "{}", asymmetry(&knight));
+    }
+
+    #[test]
+    fn bins_follow_the_edges() {
+        assert_eq!(bin(0.0), 0);
+        assert_eq!(bin(0.03), 1);
+        assert_eq!(bin(0.12), 6);
+        assert_eq!(bin(0.5), 9);
+    }
+
+    #[test]
+    fn a_lopsided_rook_turns_knight_a_symmetric_one_stays_a_rook() {
+        let mut probabilities = vec![[0.0; CLASSES]; 64];
+        for p in probabilities.iter_mut() {
+            p[0] = 1.0;
+        }
+        // Square 0: read as a white rook 0.6, knight 0.3; lopsided.
+        // Square 1: the same reading, symmetric. Square 2: a black queen, lopsided.
+        for cell in [0, 1] {
+            probabilities[cell] = [0.0; CLASSES];
+            probabilities[cell][4] = 0.6;
+            probabilities[cell][2] = 0.3;
+            probabilities[cell][0] = 0.1;
+        }
+        probabilities[2] = [0.0; CLASSES];
+        probabilities[2][11] = 0.7;
+        probabilities[2][8] = 0.3;
+        let mut asymmetries = [None; 64];
+        asymmetries[0] = Some(0.16);
+        asymmetries[1] = Some(0.01);
+        asymmetries[2] = Some(0.13);
+        weigh_knights(&mut probabilities, &asymmetries);
+        assert!(
+            probabilities[0][2] > probabilities[0][4],
+            "{:?}",
+            probabilities[0]
+        );
+        assert!(probabilities[1][4] > 0.8, "{:?}", probabilities[1]);
+        assert!(
+            probabilities[2][8] > probabilities[2][11],
+            "{:?}",
+            probabilities[2]
+        );
+        for p in &probabilities[..3] {
+            assert!((p.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        }
+        assert_eq!(probabilities[3][0], 1.0);
+    }
+}
