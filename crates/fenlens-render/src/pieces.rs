@@ -199,8 +199,6 @@ impl<T: PieceDrawings + ?Sized> PieceDrawings for Arc<T> {
 
 /// A new design made of two known ones: each piece's drawing is the `base` set's above its cut
 /// line and the `donor` set's below it (a cut of 0 takes the donor's whole piece, 1 the base's).
-/// The bottom may come from another piece of the donor set (`donor_pieces`): a knight's head
-/// on a rook's column is still a knight.
 ///
 /// Training uses it so that the classifier learns pieces by the parts that tell them apart
 /// (a knight's head, a bishop's mitre) rather than by a base or a collar one set happens to draw.
@@ -211,14 +209,6 @@ pub struct GraftedSet {
     pub donor: Arc<PieceSet>,
     /// Per piece ([`PIECES`] order), the cut line as a fraction of the drawing's height.
     pub cuts: [f32; 12],
-    /// Per piece ([`PIECES`] order), which of the donor's pieces draws the bottom: the same
-    /// index for a plain graft ([`GraftedSet::SAME_PIECES`]).
-    pub donor_pieces: [usize; 12],
-}
-
-impl GraftedSet {
-    /// Every piece's bottom from the same piece of the donor set.
-    pub const SAME_PIECES: [usize; 12] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
 }
 
 impl PieceDrawings for GraftedSet {
@@ -226,7 +216,7 @@ impl PieceDrawings for GraftedSet {
         let base = self.base.sprites(size);
         let donor = self.donor.sprites(size);
         Arc::new(std::array::from_fn(|i| {
-            graft(&base[i], &donor[self.donor_pieces[i] % 12], self.cuts[i])
+            graft(&base[i], &donor[i], self.cuts[i])
         }))
     }
 }
@@ -271,14 +261,10 @@ mod tests {
         let mut cuts = [1.0; 12];
         cuts[0] = 0.5; // white pawn: cburnett's top, the red set's bottom
         cuts[1] = 0.0; // white knight: all the red set's
-        cuts[2] = 0.5; // white bishop: cburnett's top, the red set's rook below
-        let mut donor_pieces = GraftedSet::SAME_PIECES;
-        donor_pieces[2] = 3;
         let grafted = GraftedSet {
             base: base.clone(),
             donor: donor.clone(),
             cuts,
-            donor_pieces,
         };
         let sprites = grafted.sprites(40);
         let (plain, red) = (base.sprites(40), donor.sprites(40));
@@ -291,8 +277,6 @@ mod tests {
         assert_eq!(rows(&sprites[0], 0, 20), rows(&plain[0], 0, 20));
         assert_eq!(rows(&sprites[0], 20, 40), rows(&red[0], 20, 40));
         assert_eq!(sprites[1].data(), red[1].data());
-        assert_eq!(rows(&sprites[2], 0, 20), rows(&plain[2], 0, 20));
-        assert_eq!(rows(&sprites[2], 20, 40), rows(&red[3], 20, 40));
         assert_eq!(sprites[5].data(), plain[5].data());
     }
 

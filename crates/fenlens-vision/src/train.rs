@@ -40,9 +40,6 @@ pub struct TrainOptions {
     /// Largest change of the pieces' dark strokes, in pixels: 1 (the shipped recipe: thicker
     /// or thinner by one) or 2 (also thicker by two on large drawings).
     pub max_stroke: i8,
-    /// In a grafted set, the chance that a piece other than a pawn stands on another piece's
-    /// bottom (a knight's head on a rook's column, labelled a knight); 0 for plain grafts.
-    pub cross_grafts: f64,
     /// Piece sets and textures to render with.
     pub library: Library,
 }
@@ -59,13 +56,8 @@ fn to_rgb(pixmap: &fenlens_render::resvg::tiny_skia::Pixmap) -> RgbImage {
     image::DynamicImage::ImageRgba8(pixmap_to_rgba(pixmap)).to_rgb8()
 }
 
-/// Renders one training board; `max_stroke` and `cross_grafts` as in [`TrainOptions`].
-pub fn training_board(
-    rng: &mut impl RngExt,
-    library: &Library,
-    max_stroke: i8,
-    cross_grafts: f64,
-) -> TrainingBoard {
+/// Renders one training board; `max_stroke` as in [`TrainOptions`].
+pub fn training_board(rng: &mut impl RngExt, library: &Library, max_stroke: i8) -> TrainingBoard {
     let sampled: Sampled = if rng.random_bool(0.5) {
         positions::random_placement(rng)
     } else {
@@ -94,7 +86,7 @@ pub fn training_board(
     let square = rng.random_range(14..64u32);
     let drawn = if rng.random_bool(0.35) {
         // New designs joined from two known ones (see `GraftedSet`).
-        let mut grafted = GraftedSet {
+        let grafted = GraftedSet {
             base: pieces.clone(),
             donor: sets[rng.random_range(0..sets.len())].clone(),
             cuts: std::array::from_fn(|_| match rng.random_range(0..10) {
@@ -102,11 +94,7 @@ pub fn training_board(
                 3..5 => 0.0,
                 _ => rng.random_range(0.4..0.75),
             }),
-            donor_pieces: GraftedSet::SAME_PIECES,
         };
-        if cross_grafts > 0.0 {
-            cross_graft(rng, &mut grafted, cross_grafts);
-        }
         draw_board(&sampled.board, &style, &grafted, square)
     } else {
         draw_board(&sampled.board, &style, pieces, square)
@@ -186,26 +174,6 @@ pub fn training_board(
     TrainingBoard { crops, labels }
 }
 
-/// Puts some pieces' tops on other pieces' bottoms: each piece but the pawns, with probability
-/// `chance`, takes the bottom of another piece of its colour (not a pawn) below a cut at 45-70%
-/// of the drawing's height, so that the head, which tells the pieces apart in every design,
-/// decides the label.
-fn cross_graft(rng: &mut impl RngExt, grafted: &mut GraftedSet, chance: f64) {
-    for piece in 0..12 {
-        let (colour, role) = (piece / 6, piece % 6);
-        if role == 0 || !rng.random_bool(chance) {
-            continue;
-        }
-        // Another of knight, bishop, rook, queen, king.
-        let mut other = rng.random_range(1..5);
-        if other >= role {
-            other += 1;
-        }
-        grafted.donor_pieces[piece] = colour * 6 + other;
-        grafted.cuts[piece] = rng.random_range(0.45..0.7);
-    }
-}
-
 /// A random change of the piece drawings: fill colours, stroke weight, proportions.
 fn piece_variation(rng: &mut impl RngExt, max_stroke: i8) -> PieceVariation {
     let mut variation = PieceVariation::default();
@@ -254,7 +222,6 @@ fn prefetch(
     seed: u64,
     boards: usize,
     max_stroke: i8,
-    cross_grafts: f64,
 ) -> Receiver<(Vec<f32>, Vec<u32>)> {
     let (sender, receiver) = sync_channel(8);
     std::thread::spawn(move || {
@@ -263,7 +230,7 @@ fn prefetch(
             let mut crops = Vec::with_capacity(boards * 64 * CROP * CROP);
             let mut labels = Vec::with_capacity(boards * 64);
             for _ in 0..boards {
-                let board = training_board(&mut rng, &library, max_stroke, cross_grafts);
+                let board = training_board(&mut rng, &library, max_stroke);
                 crops.extend(board.crops);
                 labels.extend(board.labels);
             }
@@ -309,7 +276,6 @@ pub fn train(
         options.seed,
         options.boards_per_step,
         options.max_stroke,
-        options.cross_grafts,
     );
     let (mut loss_sum, mut correct, mut seen, mut interval) = (0.0f32, 0usize, 0usize, 0usize);
     for step in 0..options.steps {

@@ -63,18 +63,6 @@ pub struct TrainArgs {
     /// models/README.md).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(i8).range(1..=2))]
     max_stroke: i8,
-    /// In the grafted designs, the chance that a piece other than a pawn is drawn on another
-    /// piece's bottom (a knight's head on a rook's column, still labelled a knight), so that
-    /// the head decides; 0 keeps every piece on its own kind's bottom.
-    #[arg(long, default_value_t = 0.0, value_parser = parse_chance)]
-    cross_grafts: f64,
-}
-
-fn parse_chance(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
-        _ => Err(format!("expected a probability from 0 to 1, got {text:?}")),
-    }
 }
 
 /// Runs `fenlens train`.
@@ -115,7 +103,6 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
     let options = TrainOptions {
         shape,
         max_stroke: args.max_stroke,
-        cross_grafts: args.cross_grafts,
         steps: args.steps,
         boards_per_step: args.boards_per_step,
         learning_rate: args.learning_rate,
