@@ -39,6 +39,52 @@ impl Silhouette {
     }
 }
 
+impl Silhouette {
+    /// The largest 4-connected part of the pixels inside the square's [`EDGE`]: the piece
+    /// without a coordinate letter in the square's corner or a stray stroke of an arrow.
+    pub fn largest_part(&self) -> Silhouette {
+        let inner = EDGE..SQUARE - EDGE;
+        let mut part = [[0u16; SQUARE]; SQUARE];
+        let (mut best, mut best_size, mut label) = (0u16, 0usize, 0u16);
+        for (x, y) in self.inner_pixels() {
+            if part[y][x] != 0 {
+                continue;
+            }
+            label += 1;
+            let mut size = 0;
+            let mut stack = vec![(x, y)];
+            part[y][x] = label;
+            while let Some((x, y)) = stack.pop() {
+                size += 1;
+                let neighbours = [
+                    (x.wrapping_sub(1), y),
+                    (x + 1, y),
+                    (x, y.wrapping_sub(1)),
+                    (x, y + 1),
+                ];
+                for (nx, ny) in neighbours {
+                    if inner.contains(&nx)
+                        && inner.contains(&ny)
+                        && self.inside[ny][nx]
+                        && part[ny][nx] == 0
+                    {
+                        part[ny][nx] = label;
+                        stack.push((nx, ny));
+                    }
+                }
+            }
+            if size > best_size {
+                (best, best_size) = (label, size);
+            }
+        }
+        Silhouette {
+            inside: part.map(|row| row.map(|l| l != 0 && l == best)),
+            dark: self.dark,
+            light: self.light,
+        }
+    }
+}
+
 /// The top-left pixel of a square (display order) in the rectified board.
 pub fn cell_origin(cell: usize) -> (usize, usize) {
     (MARGIN + (cell % 8) * SQUARE, MARGIN + (cell / 8) * SQUARE)
@@ -147,5 +193,25 @@ mod tests {
         assert_eq!(piece.inner_pixels().count(), 32);
         assert!(piece.inside[8][10] && !piece.inside[7][10] && !piece.inside[8][9]);
         assert!(outlines[8].is_none() && outlines[10].is_none());
+    }
+
+    #[test]
+    fn the_largest_part_leaves_a_corner_letter_out() {
+        let mut inside = [[false; SQUARE]; SQUARE];
+        for row in inside.iter_mut().take(20).skip(5) {
+            row[8..16].fill(true); // the piece: 120 pixels
+        }
+        for row in inside.iter_mut().take(21).skip(18) {
+            row[18..21].fill(true); // a letter in the corner: 9 pixels
+        }
+        let whole = Silhouette {
+            inside,
+            dark: 0.0,
+            light: 1.0,
+        };
+        let part = whole.largest_part();
+        assert_eq!(whole.inner_pixels().count(), 129);
+        assert_eq!(part.inner_pixels().count(), 120);
+        assert!(part.inside[10][8] && !part.inside[19][19]);
     }
 }

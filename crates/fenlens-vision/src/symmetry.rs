@@ -25,11 +25,11 @@ use crate::silhouette::{EDGE, Silhouette};
 pub const BIN_EDGES: [f32; 9] = [0.02, 0.04, 0.06, 0.08, 0.10, 0.12, 0.15, 0.2, 0.3];
 /// Per bin, ln(P(asymmetry | knight) / P(asymmetry | rook)), capped at ±2.
 pub const LOG_RATIO_ROOK: [f32; 10] = [
-    -1.94, -2.00, -0.93, -0.24, 1.10, 1.46, 1.42, 1.96, 1.41, 1.72,
+    -2.00, -2.00, -0.79, 0.35, 1.31, 1.29, 1.77, 2.00, 2.00, 1.54,
 ];
 /// Per bin, ln(P(asymmetry | knight) / P(asymmetry | queen)), capped at ±2.
 pub const LOG_RATIO_QUEEN: [f32; 10] = [
-    -2.00, -2.00, -1.00, -0.21, 0.60, 1.57, 2.00, 2.00, 1.68, 1.68,
+    -2.00, -2.00, -1.02, 0.08, 0.82, 1.60, 2.00, 2.00, 1.77, 2.00,
 ];
 
 /// The bin of an asymmetry in [`BIN_EDGES`].
@@ -40,10 +40,11 @@ pub fn bin(asymmetry: f32) -> usize {
         .unwrap_or(BIN_EDGES.len())
 }
 
-/// How far a silhouette is from its mirror image: the share of its pixels (inside the
-/// square's edge) whose mirror pixel is not part of it, at the best of five axes around the
-/// centroid. 0 for a symmetric drawing.
+/// How far a silhouette is from its mirror image: the share of the pixels of its largest part
+/// (inside the square's edge; a coordinate letter in a corner is left out) whose mirror pixel
+/// is not part of it, at the best of five axes around the centroid. 0 for a symmetric drawing.
 pub fn asymmetry(silhouette: &Silhouette) -> f32 {
+    let silhouette = &silhouette.largest_part();
     let pixels: Vec<(usize, usize)> = silhouette.inner_pixels().collect();
     if pixels.is_empty() {
         return 0.0;
