@@ -130,6 +130,42 @@ mod tests {
     }
 
     #[test]
+    fn drawn_knights_are_lopsided_rooks_and_queens_are_not() {
+        use crate::rectify::rectify;
+        use crate::silhouette::silhouettes;
+        use fenlens_render::{BoardStyle, PieceSet, draw_board};
+        let board = fenlens_fen::read(b"rnbqkbnr/8/8/8/8/8/8/RNBQKBNR")
+            .setup
+            .expect("placement")
+            .board;
+        for square in [40, 64] {
+            let drawn = draw_board(&board, &BoardStyle::default(), &PieceSet::builtin(), square);
+            let rgba = fenlens_render::draw::pixmap_to_rgba(&drawn.pixmap);
+            let image = image::DynamicImage::ImageRgba8(rgba).to_rgb8();
+            let rectified = rectify(&image, drawn.corners()).expect("a board");
+            let found = asymmetries(&silhouettes(&rectified));
+            // Top row: black r n b q k b n r; bottom row: the white ones.
+            for row in [0, 7] {
+                let at = |col: usize| found[row * 8 + col].expect("a piece");
+                for knight in [1, 6] {
+                    assert!(
+                        at(knight) > 0.1,
+                        "{square}px row {row}: knight {}",
+                        at(knight)
+                    );
+                }
+                for symmetric in [0, 3, 7] {
+                    assert!(
+                        at(symmetric) < 0.06,
+                        "{square}px row {row} col {symmetric}: {}",
+                        at(symmetric)
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
     fn bins_follow_the_edges() {
         assert_eq!(bin(0.0), 0);
         assert_eq!(bin(0.03), 1);
