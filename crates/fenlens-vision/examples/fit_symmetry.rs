@@ -13,6 +13,9 @@
 
 use std::path::PathBuf;
 
+use fenlens_fen::shakmaty::{Role, Square};
+use fenlens_render::draw::display_cell;
+use fenlens_vision::classify::{class_piece, piece_class};
 use fenlens_vision::rectify::rectify;
 use fenlens_vision::silhouette::silhouettes;
 use fenlens_vision::symmetry::{BIN_EDGES, asymmetries, bin};
@@ -20,37 +23,15 @@ use fenlens_vision::symmetry::{BIN_EDGES, asymmetries, bin};
 /// The cap on the log ratios.
 const CAP: f32 = 2.0;
 
-/// The placement's 64 letters in display order ('.' for empty).
-fn display_letters(placement: &str, flipped: bool) -> Option<Vec<char>> {
-    let mut rows = Vec::new();
-    for rank in placement.split('/') {
-        let mut row = Vec::new();
-        for c in rank.chars() {
-            match c.to_digit(10) {
-                Some(n) => row.extend(std::iter::repeat_n('.', n as usize)),
-                None => row.push(c),
-            }
-        }
-        if row.len() != 8 {
-            return None;
-        }
-        rows.push(row);
+/// The classes of the 64 squares in display order (as the classifier sees them).
+fn display_classes(placement: &str, flipped: bool) -> Option<[usize; 64]> {
+    let board = fenlens_fen::read(placement.as_bytes()).setup?.board;
+    let mut classes = [0; 64];
+    for square in Square::ALL {
+        let (col, row) = display_cell(square, flipped);
+        classes[row as usize * 8 + col as usize] = piece_class(board.piece_at(square));
     }
-    if rows.len() != 8 {
-        return None;
-    }
-    Some(
-        (0..64)
-            .map(|cell| {
-                let (row, col) = (cell / 8, cell % 8);
-                if flipped {
-                    rows[7 - row][7 - col]
-                } else {
-                    rows[row][col]
-                }
-            })
-            .collect(),
-    )
+    Some(classes)
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -73,7 +54,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let corners: [[f32; 2]; 4] = serde_json::from_value(board["corners"].clone())?;
         let placement = board["placement"].as_str().ok_or("no placement")?;
         let flipped = board["flipped"].as_bool().unwrap_or(false);
-        let Some(letters) = display_letters(placement, flipped) else {
+        let Some(classes) = display_classes(placement, flipped) else {
             continue;
         };
         let file = entry["file"].as_str().ok_or("no file")?;
@@ -82,11 +63,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             continue;
         };
         let found = asymmetries(&silhouettes(&rectified));
-        for (letter, asymmetry) in letters.iter().zip(found) {
-            let kind = match letter.to_ascii_lowercase() {
-                'n' => 0,
-                'r' => 1,
-                'q' => 2,
+        for (class, asymmetry) in classes.into_iter().zip(found) {
+            let kind = match class_piece(class).map(|piece| piece.role) {
+                Some(Role::Knight) => 0,
+                Some(Role::Rook) => 1,
+                Some(Role::Queen) => 2,
                 _ => continue,
             };
             if let Some(a) = asymmetry {

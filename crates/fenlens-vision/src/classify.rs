@@ -29,6 +29,24 @@ pub fn piece_class(piece: Option<Piece>) -> usize {
     piece.map_or(0, |p| piece_index(p) + 1)
 }
 
+/// The most probable class of a row of probabilities (0 for an empty row).
+pub fn best_class(probabilities: &[f32; CLASSES]) -> usize {
+    (0..CLASSES)
+        .max_by(|&a, &b| probabilities[a].total_cmp(&probabilities[b]))
+        .unwrap_or(0)
+}
+
+/// Scales a row of probabilities back to a sum of 1 after some were changed (left alone when
+/// they sum to nothing).
+pub fn renormalize(probabilities: &mut [f32; CLASSES]) {
+    let sum: f32 = probabilities.iter().sum();
+    if sum > 0.0 {
+        for v in probabilities.iter_mut() {
+            *v /= sum;
+        }
+    }
+}
+
 /// The FEN letter of a class (`.` for empty).
 pub fn class_char(class: usize) -> char {
     class_piece(class).map(|p| p.char()).unwrap_or('.')

@@ -19,7 +19,7 @@
 //! Assumes the rectified board of [`crate::rectify`] and the silhouettes of
 //! [`crate::silhouette`].
 
-use crate::classify::CLASSES;
+use crate::classify::{CLASSES, renormalize};
 use crate::rectify::{BOARD, Rectified};
 use crate::silhouette::{Silhouette, cell_origin};
 
@@ -107,10 +107,7 @@ pub fn reconcile(probabilities: &mut [[f32; CLASSES]], shares: &[Option<f32>; 64
         for v in &mut p[range] {
             *v *= CONTRADICTED;
         }
-        let sum: f32 = p.iter().sum();
-        for v in p.iter_mut() {
-            *v /= sum;
-        }
+        renormalize(p);
     }
 }
 

@@ -16,7 +16,7 @@ use fenlens_fen::shakmaty::{Board, Color, Role, Square};
 
 #[cfg(test)]
 use crate::classify::class_char;
-use crate::classify::{CLASSES, class_piece, piece_class};
+use crate::classify::{CLASSES, best_class, class_piece, piece_class};
 
 /// A square whose best class has less probability than this is reported as uncertain.
 pub const UNCERTAIN_BELOW: f32 = 0.9;
@@ -96,9 +96,7 @@ pub fn compose(probabilities: &[[f32; CLASSES]], flipped: bool) -> Vec<SquareRea
                 .get(row * 8 + col)
                 .copied()
                 .unwrap_or([1.0 / CLASSES as f32; CLASSES]);
-            let class = (0..CLASSES)
-                .max_by(|&a, &b| p[a].total_cmp(&p[b]))
-                .unwrap_or(0);
+            let class = best_class(&p);
             SquareReading {
                 square,
                 class,

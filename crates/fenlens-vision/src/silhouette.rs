@@ -37,9 +37,7 @@ impl Silhouette {
                 .map(move |x| (x, y))
         })
     }
-}
 
-impl Silhouette {
     /// The largest 4-connected part of the pixels inside the square's [`EDGE`]: the piece
     /// without a coordinate letter in the square's corner or a stray stroke of an arrow.
     pub fn largest_part(&self) -> Silhouette {

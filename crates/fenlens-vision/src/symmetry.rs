@@ -16,7 +16,9 @@
 //!
 //! Assumes the silhouettes of [`crate::silhouette`].
 
-use crate::classify::CLASSES;
+use fenlens_fen::shakmaty::{Piece, Role};
+
+use crate::classify::{CLASSES, best_class, class_piece, piece_class, renormalize};
 use crate::rectify::SQUARE;
 use crate::silhouette::{EDGE, Silhouette};
 
@@ -82,24 +84,20 @@ pub fn weigh_knights(probabilities: &mut [[f32; CLASSES]], asymmetries: &[Option
         let Some(asymmetry) = asymmetry else {
             continue;
         };
-        let best = (0..CLASSES)
-            .max_by(|&a, &b| p[a].total_cmp(&p[b]))
-            .unwrap_or(0);
-        // Classes: 0 empty, 1-6 White P N B R Q K, 7-12 Black.
-        let (knight, table) = match best {
-            4 => (2, &LOG_RATIO_ROOK),
-            10 => (8, &LOG_RATIO_ROOK),
-            5 => (2, &LOG_RATIO_QUEEN),
-            11 => (8, &LOG_RATIO_QUEEN),
+        let Some(read) = class_piece(best_class(p)) else {
+            continue;
+        };
+        let table = match read.role {
+            Role::Rook => &LOG_RATIO_ROOK,
+            Role::Queen => &LOG_RATIO_QUEEN,
             _ => continue,
         };
+        let knight = piece_class(Some(Piece {
+            color: read.color,
+            role: Role::Knight,
+        }));
         p[knight] *= table[bin(*asymmetry)].exp();
-        let sum: f32 = p.iter().sum();
-        if sum > 0.0 {
-            for v in p.iter_mut() {
-                *v /= sum;
-            }
-        }
+        renormalize(p);
     }
 }
 
