@@ -7,7 +7,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use fenlens_render::style::{BoardStyle, Coords};
 use fenlens_render::{PieceSet, draw_board};
 use fenlens_vision::classify::Classifier;
-use fenlens_vision::colour::{light_shares, reconcile};
+use fenlens_vision::colour::{mean_greys, reconcile};
 use fenlens_vision::compose::compose;
 use fenlens_vision::decode::decode;
 use fenlens_vision::locate::locate;
@@ -51,7 +51,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             let mut p = probabilities.clone();
             let outlines = silhouettes(black_box(&rectified));
-            reconcile(&mut p, &light_shares(&rectified, &outlines));
+            reconcile(&mut p, &mean_greys(&rectified, &outlines));
             weigh_knights(&mut p, &asymmetries(&outlines));
             compose(&p, false)
         })

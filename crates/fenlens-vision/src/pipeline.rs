@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::VisionError;
 use crate::classify::Classifier;
-use crate::colour::{light_shares, reconcile};
+use crate::colour::{mean_greys, reconcile};
 use crate::compose::{SquareReading, as_displayed, compose, placement};
 use crate::decode::decode;
 use crate::locate::locate;
@@ -205,7 +205,7 @@ impl Recognizer {
         let t2 = Instant::now();
         let mut probabilities = self.classifier.probabilities(&crops)?;
         let outlines = silhouettes(&rectified);
-        reconcile(&mut probabilities, &light_shares(&rectified, &outlines));
+        reconcile(&mut probabilities, &mean_greys(&rectified, &outlines));
         if self.weigh_knights {
             weigh_knights(&mut probabilities, &asymmetries(&outlines));
         }
