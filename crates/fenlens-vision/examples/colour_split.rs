@@ -76,6 +76,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("{category:<12} {s:>4} of {n:>4} boards split by grey");
         (boards, split) = (boards + n, split + s);
     }
-    println!("{:<12} {split:>4} of {boards:>4} boards split by grey", "all");
+    println!(
+        "{:<12} {split:>4} of {boards:>4} boards split by grey",
+        "all"
+    );
     Ok(())
 }

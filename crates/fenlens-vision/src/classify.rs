@@ -12,7 +12,7 @@ use fenlens_fen::shakmaty::Piece;
 use fenlens_render::pieces::{PIECES, piece_index};
 
 use crate::VisionError;
-use crate::rectify::{CROP, mirror_crop};
+use crate::rectify::{CROP, Rectified, cut_cells, cut_squares, mirror_crop};
 
 mod inference;
 
@@ -201,6 +201,7 @@ pub struct Classifier {
     /// One network, or several whose probabilities are averaged.
     nets: Vec<inference::FastSquareNet>,
     mirror: bool,
+    shifted: bool,
 }
 
 impl Classifier {
@@ -228,16 +229,18 @@ impl Classifier {
         Ok(Classifier {
             nets: vec![net],
             mirror: true,
+            shifted: true,
         })
     }
 
     /// One classifier averaging the probabilities of several (an ensemble). `None` when
     /// `members` is empty.
     pub fn averaging(members: Vec<Classifier>) -> Option<Classifier> {
-        let mirror = members.first()?.mirror;
+        let (mirror, shifted) = members.first().map(|m| (m.mirror, m.shifted))?;
         Some(Classifier {
             nets: members.into_iter().flat_map(|m| m.nets).collect(),
             mirror,
+            shifted,
         })
     }
 
@@ -248,6 +251,40 @@ impl Classifier {
     pub fn with_mirror_averaging(mut self, on: bool) -> Classifier {
         self.mirror = on;
         self
+    }
+
+    /// Whether [`Classifier::read_board`] looks again at the unsure squares cut a pixel higher
+    /// and a pixel lower (on by default; see [`SHIFT_BELOW`]).
+    pub fn with_shifted_looks(mut self, on: bool) -> Classifier {
+        self.shifted = on;
+        self
+    }
+
+    /// Class probabilities for the 64 squares of a rectified board (display order): the crops
+    /// of [`cut_squares`] through [`Classifier::probabilities`], then, for each square whose best
+    /// class has less than [`SHIFT_BELOW`], the average with two more looks at it cut one pixel
+    /// higher and one lower.
+    pub fn read_board(&self, board: &Rectified) -> Result<Vec<[f32; CLASSES]>, VisionError> {
+        let mut rows = self.probabilities(&cut_squares(board))?;
+        if !self.shifted {
+            return Ok(rows);
+        }
+        let unsure: Vec<usize> = (0..rows.len())
+            .filter(|&cell| rows[cell][best_class(&rows[cell])] < SHIFT_BELOW)
+            .collect();
+        if unsure.is_empty() {
+            return Ok(rows);
+        }
+        let mut crops = cut_cells(board, &unsure, -1);
+        crops.extend(cut_cells(board, &unsure, 1));
+        let looks = self.probabilities(&crops)?;
+        let (higher, lower) = looks.split_at(unsure.len());
+        for ((&cell, up), down) in unsure.iter().zip(higher).zip(lower) {
+            for ((p, u), d) in rows[cell].iter_mut().zip(up).zip(down) {
+                *p = (*p + u + d) / 3.0;
+            }
+        }
+        Ok(rows)
     }
 
     /// Class probabilities for the 64 crops (display order): 64 rows of 13.
@@ -304,6 +341,15 @@ impl Classifier {
 /// looked at again, 75.5% / 68.7% with this, for a tenth less time in a batch of 800-pixel
 /// pictures.
 const SURE_ENOUGH: f32 = 0.99;
+
+/// Squares whose best class is less likely than this get two more looks, cut one pixel higher
+/// and one lower, averaged with the first ([`Classifier::read_board`]). A piece design never
+/// seen is read more steadily when its baseline is not exactly where training put it: on
+/// held-out designs boards exact 76.8% → 77.7%, 71.7% → 72.3% and 75.0% → 76.7% on the
+/// calibration set, for about 3 ms more a picture where many squares are unsure and nothing
+/// where none is. Shifting sideways as well read no more boards (77.8%, 72.0%, 76.7%) for twice
+/// the work; sideways alone, or two pixels, read fewer.
+pub const SHIFT_BELOW: f32 = 0.95;
 
 #[cfg(test)]
 mod tests {
@@ -451,5 +497,41 @@ mod tests {
         let out = net.forward(&input).unwrap();
         assert_eq!(out.dims(), &[3, CLASSES]);
         assert_eq!(NetShape::default().multiply_adds(), 693_056);
+    }
+
+    #[test]
+    fn unsure_squares_are_averaged_with_looks_a_pixel_higher_and_lower() {
+        let classifier = random_classifier(NetShape::default());
+        let gray = (0..crate::rectify::BOARD * crate::rectify::BOARD)
+            .map(|i| ((i * 7919) % 1009) as f32 / 1009.0)
+            .collect();
+        let board = Rectified { gray };
+        let first = classifier.probabilities(&cut_squares(&board)).unwrap();
+        let steady = classifier.with_shifted_looks(false);
+        assert_eq!(steady.read_board(&board).unwrap(), first);
+        let classifier = steady.with_shifted_looks(true);
+        let read = classifier.read_board(&board).unwrap();
+        let mut averaged = 0;
+        for cell in 0..64 {
+            if first[cell][best_class(&first[cell])] >= SHIFT_BELOW {
+                assert_eq!(read[cell], first[cell]);
+                continue;
+            }
+            averaged += 1;
+            let up = classifier
+                .probabilities(&cut_cells(&board, &[cell], -1))
+                .unwrap();
+            let down = classifier
+                .probabilities(&cut_cells(&board, &[cell], 1))
+                .unwrap();
+            for class in 0..CLASSES {
+                let mean = (first[cell][class] + up[0][class] + down[0][class]) / 3.0;
+                assert!((read[cell][class] - mean).abs() < 1e-5);
+            }
+        }
+        assert!(
+            averaged > 0,
+            "an untrained network is unsure of some squares"
+        );
     }
 }

@@ -14,7 +14,7 @@ use crate::compose::{SquareReading, as_displayed, compose, placement};
 use crate::decode::decode;
 use crate::locate::locate;
 use crate::orient::{orient, orient_from_labels};
-use crate::rectify::{cut_squares, rectify};
+use crate::rectify::rectify;
 use crate::silhouette::silhouettes;
 use crate::symmetry::{asymmetries, weigh_knights};
 
@@ -62,9 +62,9 @@ pub struct Timings {
     pub decode: Duration,
     /// Locating.
     pub locate: Duration,
-    /// Rectifying and cutting.
+    /// Rectifying.
     pub rectify: Duration,
-    /// Classifying.
+    /// Cutting and classifying.
     pub classify: Duration,
 }
 
@@ -201,9 +201,8 @@ impl Recognizer {
     ) -> Result<Recognition, VisionError> {
         let t1 = Instant::now();
         let rectified = rectify(image, corners).ok_or(VisionError::NoBoard)?;
-        let crops = cut_squares(&rectified);
         let t2 = Instant::now();
-        let mut probabilities = self.classifier.probabilities(&crops)?;
+        let mut probabilities = self.classifier.read_board(&rectified)?;
         let outlines = silhouettes(&rectified);
         reconcile(&mut probabilities, &mean_greys(&rectified, &outlines));
         if self.weigh_knights {

@@ -182,22 +182,29 @@ pub fn rectify(image: &RgbImage, corners: [[f32; 2]; 4]) -> Option<Rectified> {
 /// The 64 crops, normalized by the board's mean and spread, in display order (row 0 is the top
 /// row as displayed, column 0 the left): `64 * CROP * CROP` values.
 pub fn cut_squares(board: &Rectified) -> Vec<f32> {
+    let all: Vec<usize> = (0..64).collect();
+    cut_cells(board, &all, 0)
+}
+
+/// The crops of some squares (display order: cell = row * 8 + column), cut `dy` pixels lower
+/// (higher when negative; clamped to the board's margin), normalized like [`cut_squares`]:
+/// `cells.len() * CROP * CROP` values.
+pub fn cut_cells(board: &Rectified, cells: &[usize], dy: isize) -> Vec<f32> {
     let n = board.gray.len() as f32;
     let mean = board.gray.iter().sum::<f32>() / n;
     let var = board.gray.iter().map(|g| (g - mean).powi(2)).sum::<f32>() / n;
     let scale = 1.0 / (var.sqrt() + 0.05);
-    let mut out = Vec::with_capacity(64 * CROP * CROP);
-    for row in 0..8 {
-        for col in 0..8 {
-            let (x0, y0) = (col * SQUARE, row * SQUARE);
-            for y in 0..CROP {
-                let start = (y0 + y) * BOARD + x0;
-                out.extend(
-                    board.gray[start..start + CROP]
-                        .iter()
-                        .map(|g| (g - mean) * scale),
-                );
-            }
+    let mut out = Vec::with_capacity(cells.len() * CROP * CROP);
+    for &cell in cells {
+        let x0 = (cell % 8) * SQUARE;
+        let y0 = ((cell / 8 * SQUARE) as isize + dy).clamp(0, (BOARD - CROP) as isize) as usize;
+        for y in 0..CROP {
+            let start = (y0 + y) * BOARD + x0;
+            out.extend(
+                board.gray[start..start + CROP]
+                    .iter()
+                    .map(|g| (g - mean) * scale),
+            );
         }
     }
     out
@@ -229,6 +236,17 @@ mod tests {
         // The a8 crop's centre is brighter than b8's.
         let centre = (CROP / 2) * CROP + CROP / 2;
         assert!(crops[centre] > crops[CROP * CROP + centre]);
+        // b8 cut one pixel lower: its rows are b8's rows moved up by one; at the top edge the
+        // cut cannot go higher.
+        let lower = cut_cells(&board, &[1], 1);
+        assert_eq!(
+            lower[..CROP * (CROP - 1)],
+            crops[CROP * CROP + CROP..2 * CROP * CROP]
+        );
+        assert_eq!(
+            cut_cells(&board, &[1], -1),
+            crops[CROP * CROP..2 * CROP * CROP]
+        );
     }
 
     #[test]

@@ -55,6 +55,10 @@ pub struct EvalArgs {
     /// does; this measures the pipeline without that check).
     #[arg(long)]
     no_symmetry: bool,
+    /// Do not look again at unsure squares cut a pixel higher and lower (the default does;
+    /// this measures the pipeline without those looks).
+    #[arg(long)]
+    no_shift: bool,
     /// Count a square as flagged below this probability instead of the built-in threshold (to
     /// choose the threshold).
     #[arg(long, value_name = "P")]
@@ -167,8 +171,10 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         bail!("{} lists no pictures", manifest.display());
     }
     let classifier = load_classifier(&args.model)?;
-    let recognizer = Recognizer::with_classifier(classifier.with_mirror_averaging(!args.no_mirror))
-        .with_symmetry_check(!args.no_symmetry);
+    let classifier = classifier
+        .with_mirror_averaging(!args.no_mirror)
+        .with_shifted_looks(!args.no_shift);
+    let recognizer = Recognizer::with_classifier(classifier).with_symmetry_check(!args.no_symmetry);
     let bar = progress_bar(entries.len() as u64, "evaluating");
     let started = Instant::now();
     let outcomes: Vec<(Vec<String>, Outcome)> = entries
