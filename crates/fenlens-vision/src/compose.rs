@@ -81,19 +81,24 @@ fn is_king_of(class: usize, color: Color) -> bool {
     class == piece_class(Some(color.king()))
 }
 
+/// The display-order index (row * 8 + column, top row first) where a square is shown.
+pub fn display_index(square: Square, flipped: bool) -> usize {
+    let (file, rank) = (square.file() as usize, square.rank() as usize);
+    let (col, row) = if flipped {
+        (7 - file, rank)
+    } else {
+        (file, 7 - rank)
+    };
+    row * 8 + col
+}
+
 /// Builds the readings (standard orientation) from display-order probabilities.
 pub fn compose(probabilities: &[[f32; CLASSES]], flipped: bool) -> Vec<SquareReading> {
     let mut readings: Vec<SquareReading> = Square::ALL
         .into_iter()
         .map(|square| {
-            let (file, rank) = (square.file() as usize, square.rank() as usize);
-            let (col, row) = if flipped {
-                (7 - file, rank)
-            } else {
-                (file, 7 - rank)
-            };
             let p = probabilities
-                .get(row * 8 + col)
+                .get(display_index(square, flipped))
                 .copied()
                 .unwrap_or([1.0 / CLASSES as f32; CLASSES]);
             let class = best_class(&p);

@@ -5,7 +5,8 @@
 //! [`rectify`] (warp to a square, cut 64 crops) → [`classify`] (13 class probabilities per
 //! square) → [`colour`] (a board-level check of white against black) → [`symmetry`] (knights
 //! told from the symmetric rooks and queens by their outline) → [`orient`] (which side
-//! is at the bottom) → [`compose`] (the most probable placement that obeys simple facts, then
+//! is at the bottom) → [`prior`] (close calls weighed by what each square holds in games) →
+//! [`compose`] (the most probable placement that obeys simple facts, then
 //! the FEN). [`silhouette`] finds the piece's pixels in a square for the two checks.
 //! [`pipeline`] runs them all; [`train`] teaches the
 //! classifier from rendered boards.
@@ -17,6 +18,7 @@ pub mod decode;
 pub mod locate;
 pub mod orient;
 pub mod pipeline;
+pub mod prior;
 pub mod rectify;
 pub mod silhouette;
 pub mod symmetry;

@@ -10,10 +10,11 @@ use serde::Serialize;
 use crate::VisionError;
 use crate::classify::Classifier;
 use crate::colour::{mean_greys, reconcile};
-use crate::compose::{SquareReading, as_displayed, compose, placement};
+use crate::compose::{SquareReading, as_displayed, compose, display_index, placement};
 use crate::decode::decode;
 use crate::locate::locate;
 use crate::orient::{orient, orient_from_labels};
+use crate::prior;
 use crate::rectify::rectify;
 use crate::silhouette::silhouettes;
 use crate::symmetry::{asymmetries, weigh_knights};
@@ -134,6 +135,7 @@ fn auto_castling(board: &Board) -> String {
 pub struct Recognizer {
     classifier: Classifier,
     weigh_knights: bool,
+    position_prior: bool,
 }
 
 impl Recognizer {
@@ -147,6 +149,7 @@ impl Recognizer {
         Recognizer {
             classifier,
             weigh_knights: true,
+            position_prior: true,
         }
     }
 
@@ -154,6 +157,13 @@ impl Recognizer {
     /// default; see [`crate::symmetry`]). Off measures the pipeline without it.
     pub fn with_symmetry_check(mut self, on: bool) -> Recognizer {
         self.weigh_knights = on;
+        self
+    }
+
+    /// Whether to weigh each square's readings by what the square holds in games (on by
+    /// default; see [`crate::prior`]). Off measures the pipeline without it.
+    pub fn with_position_prior(mut self, on: bool) -> Recognizer {
+        self.position_prior = on;
         self
     }
 
@@ -221,6 +231,11 @@ impl Recognizer {
                 (o.flipped, o.confidence)
             }
         };
+        if self.position_prior {
+            for square in Square::ALL {
+                prior::weigh(&mut probabilities[display_index(square, flipped)], square);
+            }
+        }
         let squares = compose(&probabilities, flipped);
         let board = placement(&squares);
         let castling = match &options.castling {

@@ -59,6 +59,10 @@ pub struct EvalArgs {
     /// this measures the pipeline without those looks).
     #[arg(long)]
     no_shift: bool,
+    /// Do not weigh readings by what each square holds in games (the default does; this
+    /// measures the pipeline without that prior).
+    #[arg(long)]
+    no_prior: bool,
     /// Count a square as flagged below this probability instead of the built-in threshold (to
     /// choose the threshold).
     #[arg(long, value_name = "P")]
@@ -174,7 +178,9 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
     let classifier = classifier
         .with_mirror_averaging(!args.no_mirror)
         .with_shifted_looks(!args.no_shift);
-    let recognizer = Recognizer::with_classifier(classifier).with_symmetry_check(!args.no_symmetry);
+    let recognizer = Recognizer::with_classifier(classifier)
+        .with_symmetry_check(!args.no_symmetry)
+        .with_position_prior(!args.no_prior);
     let bar = progress_bar(entries.len() as u64, "evaluating");
     let started = Instant::now();
     let outcomes: Vec<(Vec<String>, Outcome)> = entries
