@@ -9,11 +9,11 @@
 //!
 //! For each square read as holding a piece, the mean grey of the piece's silhouette is taken
 //! (see [`crate::silhouette`]); the pieces are sorted by it and split at the widest gap between
-//! neighbours. When that gap is wide ([`WIDEST_GAP`]) and most readings ([`AGREEING`]) already
-//! agree with the split (darker group black, lighter group white), the readings on the wrong
-//! side have their colour's probabilities multiplied by [`CONTRADICTED`], so that a nearly even
-//! reading turns; readings sure of their colour ([`SURE_OF_COLOUR`]) are left alone, because
-//! photographs with uneven light and designs with large white details mislead the grey.
+//! neighbours. When that gap is wide ([`MIN_SPLIT_GAP`]) and most readings ([`MIN_AGREEING`])
+//! already agree with the split (darker group black, lighter group white), the readings on the
+//! wrong side have their colour's probabilities multiplied by [`CONTRADICTED`], so that a nearly
+//! even reading turns; readings sure of their colour ([`SURE_OF_COLOUR`]) are left alone,
+//! because photographs with uneven light and designs with large white details mislead the grey.
 //!
 //! Measured on held-out designs (600 pictures each, seeds 2026 and 777, and the 300 of the
 //! calibration set): boards exactly right 76.5% → 76.8%, 70.3% → 71.7% and 73.3% → 75.0%
@@ -37,9 +37,9 @@ pub const CONTRADICTED: f32 = 0.05;
 pub const SURE_OF_COLOUR: f32 = 0.8;
 /// The narrowest gap (in grey levels, 0-1) between the darker and the lighter group of pieces
 /// that is taken for the line between black and white.
-pub const WIDEST_GAP: f32 = 0.12;
+pub const MIN_SPLIT_GAP: f32 = 0.12;
 /// The share of readings that must agree with the split before it is trusted.
-pub const AGREEING: f32 = 0.75;
+pub const MIN_AGREEING: f32 = 0.75;
 
 /// For each of the 64 squares (display order), the mean grey level of its silhouette's pixels;
 /// `None` where there is no silhouette (empty squares, mostly).
@@ -79,7 +79,7 @@ pub fn reconcile(probabilities: &mut [[f32; CLASSES]], greys: &[Option<f32>; 64]
     else {
         return;
     };
-    if pieces.len() < 3 || gap < WIDEST_GAP {
+    if pieces.len() < 3 || gap < MIN_SPLIT_GAP {
         return;
     }
     let read_white = |cell: usize| white(&probabilities[cell]) > black(&probabilities[cell]);
@@ -88,7 +88,7 @@ pub fn reconcile(probabilities: &mut [[f32; CLASSES]], greys: &[Option<f32>; 64]
         .enumerate()
         .filter(|&(index, &(_, cell))| read_white(cell) == (index >= split))
         .count();
-    if (agreeing as f32) < AGREEING * pieces.len() as f32 {
+    if (agreeing as f32) < MIN_AGREEING * pieces.len() as f32 {
         return;
     }
     for (index, &(_, cell)) in pieces.iter().enumerate() {
@@ -217,7 +217,7 @@ mod tests {
         probabilities[22] = reading(1, 0.6, 7);
         let before = probabilities.clone();
         // White and black pieces nearly as grey as each other: no line between them.
-        reconcile(&mut probabilities, &greys(0.5, 0.5 - WIDEST_GAP * 0.8));
+        reconcile(&mut probabilities, &greys(0.5, 0.5 - MIN_SPLIT_GAP * 0.8));
         assert_eq!(probabilities, before);
         // A clear split, but half the dark pieces read white: the split is not trusted.
         for cell in [20, 21] {

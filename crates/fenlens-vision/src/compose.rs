@@ -81,15 +81,11 @@ fn is_king_of(class: usize, color: Color) -> bool {
     class == piece_class(Some(color.king()))
 }
 
-/// The display-order index (row * 8 + column, top row first) where a square is shown.
+/// The display-order index (row * 8 + column, top row first) where a square is shown, as the
+/// renderer draws it.
 pub fn display_index(square: Square, flipped: bool) -> usize {
-    let (file, rank) = (square.file() as usize, square.rank() as usize);
-    let (col, row) = if flipped {
-        (7 - file, rank)
-    } else {
-        (file, 7 - rank)
-    };
-    row * 8 + col
+    let (col, row) = fenlens_render::draw::display_cell(square, flipped);
+    (row * 8 + col) as usize
 }
 
 /// Builds the readings (standard orientation) from display-order probabilities.
