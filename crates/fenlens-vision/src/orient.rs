@@ -9,7 +9,9 @@
 //! in the 1st, 3rd, 5th and 7th when Black is. That holds in any Latin typeface, so no glyphs
 //! need to be recognized. Every pair of an even and an odd column votes, after letters whose
 //! top is far from the others' (a piece's edge, a mark) are left out, so a few columns spoiled
-//! by pieces do not hide the answer. Otherwise the position decides: pawns advance up the
+//! by pieces do not hide the answer. The position's own evidence is then added at half weight
+//! ([`combine`]), so that letters misread on a tiny board do not turn a plain opening upside
+//! down. Without letters the position decides alone: pawns advance up the
 //! board, kings stay home, pieces start on their own side (the same score the FEN checker uses
 //! for its "board upside down" warning); the confidence is a logistic function of the score
 //! difference.
@@ -38,6 +40,30 @@ pub fn orient(as_displayed: &Board) -> Orientation {
     Orientation {
         flipped: difference > 0,
         confidence,
+    }
+}
+
+/// How much the position's evidence counts against the letters' when both speak, as a factor on
+/// its log-odds (see [`combine`]).
+pub const POSITION_WEIGHT: f32 = 0.5;
+
+/// Joins the letters' decision with the position's: their log-odds add, the position's times
+/// [`POSITION_WEIGHT`]. Letters misread on a small or photographed board can be confident and
+/// wrong, while an opening says plainly which way it stands; a sparse position says little and
+/// leaves the letters in charge. On held-out designs (seeds 2026 / 777 / 77) the letters alone
+/// turned 92.3% / 90.6% / 93.3% of the boards right, this 92.3% / 91.1% / 94.0% (game positions
+/// 98.6% / 96.6% / 99.1%, from 98.6% / 95.9% / 98.2%); weights 0.3-0.7 read the same, 1 lost two
+/// boards with letters inside on seed 2026.
+pub fn combine(by_letters: Orientation, by_position: Orientation) -> Orientation {
+    let log_odds = |o: Orientation| {
+        let c = o.confidence.clamp(0.5, 0.999_999);
+        let l = (c / (1.0 - c)).ln();
+        if o.flipped { l } else { -l }
+    };
+    let sum = log_odds(by_letters) + POSITION_WEIGHT * log_odds(by_position);
+    Orientation {
+        flipped: sum > 0.0,
+        confidence: 1.0 / (1.0 + (-sum.abs()).exp()),
     }
 }
 
@@ -195,6 +221,34 @@ pub fn orient_from_labels(image: &RgbImage, corners: [[f32; 2]; 4]) -> Option<Or
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_plain_position_outweighs_unsure_letters_and_a_silent_one_leaves_them() {
+        let letters = |confidence| Orientation {
+            flipped: true,
+            confidence,
+        };
+        let opening = orient(&Board::new());
+        assert!(
+            !opening.flipped && opening.confidence > 0.999,
+            "{opening:?}"
+        );
+        // Letters 15 to 1 for flipped lose to the starting position's plain answer.
+        assert!(!combine(letters(0.9375), opening).flipped);
+        // A sparse position with no opinion leaves the letters' decision as it was.
+        let nothing = Orientation {
+            flipped: false,
+            confidence: 0.5,
+        };
+        let joined = combine(letters(0.9375), nothing);
+        assert!(joined.flipped && (joined.confidence - 0.9375).abs() < 1e-4);
+        // Letters agreeing with a mild position end up surer than either.
+        let mild = Orientation {
+            flipped: true,
+            confidence: 0.8,
+        };
+        assert!(combine(letters(0.9375), mild).confidence > 0.9375);
+    }
 
     #[test]
     fn start_position_is_upright_and_its_rotation_is_flipped() {

@@ -13,7 +13,7 @@ use crate::colour::{mean_greys, reconcile};
 use crate::compose::{SquareReading, as_displayed, compose, display_index, placement};
 use crate::decode::decode;
 use crate::locate::locate;
-use crate::orient::{orient, orient_from_labels};
+use crate::orient::{combine, orient, orient_from_labels};
 use crate::prior;
 use crate::rectify::rectify;
 use crate::silhouette::silhouettes;
@@ -226,8 +226,11 @@ impl Recognizer {
             Flipped::Yes => (true, 1.0),
             Flipped::No => (false, 1.0),
             Flipped::Auto => {
-                let o = orient_from_labels(image, corners)
-                    .unwrap_or_else(|| orient(&as_displayed(&probabilities)));
+                let by_position = orient(&as_displayed(&probabilities));
+                let o = match orient_from_labels(image, corners) {
+                    Some(by_letters) => combine(by_letters, by_position),
+                    None => by_position,
+                };
                 (o.flipped, o.confidence)
             }
         };
