@@ -4,13 +4,15 @@
 //! [`decode`] (bytes to pixels, with limits) → [`locate`] (the board's four corners) →
 //! [`rectify`] (warp to a square, cut 64 crops) → [`classify`] (13 class probabilities per
 //! square) → [`colour`] (a board-level check of white against black) → [`symmetry`] (knights
-//! told from the symmetric rooks and queens by their outline) → [`orient`] (which side
+//! told from the symmetric rooks and queens by their outline) → [`alike`] (squares that look
+//! alike share one reading) → [`orient`] (which side
 //! is at the bottom) → [`prior`] (close calls weighed by what each square holds in games) →
 //! [`compose`] (the most probable placement that obeys simple facts, then
 //! the FEN). [`silhouette`] finds the piece's pixels in a square for the two checks.
 //! [`pipeline`] runs them all; [`train`] teaches the
 //! classifier from rendered boards.
 
+pub mod alike;
 pub mod classify;
 pub mod colour;
 pub mod compose;

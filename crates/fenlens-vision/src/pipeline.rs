@@ -8,6 +8,7 @@ use image::RgbImage;
 use serde::Serialize;
 
 use crate::VisionError;
+use crate::alike::{groups, pool};
 use crate::classify::Classifier;
 use crate::colour::{mean_greys, reconcile};
 use crate::compose::{SquareReading, as_displayed, compose, display_index, placement};
@@ -135,6 +136,7 @@ fn auto_castling(board: &Board) -> String {
 pub struct Recognizer {
     classifier: Classifier,
     weigh_knights: bool,
+    pool_alike: bool,
     position_prior: bool,
 }
 
@@ -149,6 +151,7 @@ impl Recognizer {
         Recognizer {
             classifier,
             weigh_knights: true,
+            pool_alike: true,
             position_prior: true,
         }
     }
@@ -157,6 +160,13 @@ impl Recognizer {
     /// default; see [`crate::symmetry`]). Off measures the pipeline without it.
     pub fn with_symmetry_check(mut self, on: bool) -> Recognizer {
         self.weigh_knights = on;
+        self
+    }
+
+    /// Whether squares that look alike share one pooled reading (on by default; see
+    /// [`crate::alike`]). Off measures the pipeline without it.
+    pub fn with_alike_pooling(mut self, on: bool) -> Recognizer {
+        self.pool_alike = on;
         self
     }
 
@@ -217,6 +227,9 @@ impl Recognizer {
         reconcile(&mut probabilities, &mean_greys(&rectified, &outlines));
         if self.weigh_knights {
             weigh_knights(&mut probabilities, &asymmetries(&outlines));
+        }
+        if self.pool_alike {
+            pool(&mut probabilities, &groups(&rectified, &outlines));
         }
         let t3 = Instant::now();
         timings.rectify = t2 - t1;

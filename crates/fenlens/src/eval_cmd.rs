@@ -55,6 +55,10 @@ pub struct EvalArgs {
     /// does; this measures the pipeline without that check).
     #[arg(long)]
     no_symmetry: bool,
+    /// Do not pool the readings of squares that look alike (the default does; this measures
+    /// the pipeline without it).
+    #[arg(long)]
+    no_alike: bool,
     /// Do not look again at unsure squares cut a pixel higher and lower (the default does;
     /// this measures the pipeline without those looks).
     #[arg(long)]
@@ -180,6 +184,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         .with_shifted_looks(!args.no_shift);
     let recognizer = Recognizer::with_classifier(classifier)
         .with_symmetry_check(!args.no_symmetry)
+        .with_alike_pooling(!args.no_alike)
         .with_position_prior(!args.no_prior);
     let bar = progress_bar(entries.len() as u64, "evaluating");
     let started = Instant::now();
