@@ -1,16 +1,20 @@
 //! Per-stage speed on one 800x800 rendered board (PNG): decode, locate, rectify and cut,
-//! classify (64 squares), the colour check and compose, and the whole pipeline. Run with `RAYON_NUM_THREADS=1`.
+//! classify (64 squares), the checks on the readings (colour, symmetry, alike squares, the
+//! position prior) and compose, the alike squares' grouping alone, and the whole pipeline. Run with `RAYON_NUM_THREADS=1`.
 
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use fenlens_fen::shakmaty::Square;
 use fenlens_render::style::{BoardStyle, Coords};
 use fenlens_render::{PieceSet, draw_board};
+use fenlens_vision::alike::{groups, pool};
 use fenlens_vision::classify::Classifier;
 use fenlens_vision::colour::{mean_greys, reconcile};
-use fenlens_vision::compose::compose;
+use fenlens_vision::compose::{compose, display_index};
 use fenlens_vision::decode::decode;
 use fenlens_vision::locate::locate;
+use fenlens_vision::prior;
 use fenlens_vision::rectify::{cut_squares, rectify};
 use fenlens_vision::silhouette::silhouettes;
 use fenlens_vision::symmetry::{asymmetries, weigh_knights};
@@ -53,8 +57,16 @@ fn bench(c: &mut Criterion) {
             let outlines = silhouettes(black_box(&rectified));
             reconcile(&mut p, &mean_greys(&rectified, &outlines));
             weigh_knights(&mut p, &asymmetries(&outlines));
+            pool(&mut p, &groups(&rectified, &outlines));
+            for square in Square::ALL {
+                prior::weigh(&mut p[display_index(square, false)], square);
+            }
             compose(&p, false)
         })
+    });
+    let outlines = silhouettes(&rectified);
+    group.bench_function("alike-groups", |b| {
+        b.iter(|| groups(black_box(&rectified), &outlines))
     });
     group.bench_function("whole", |b| {
         b.iter(|| recognizer.recognize_bytes(black_box(&png), &Options::default()))

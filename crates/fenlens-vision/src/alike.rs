@@ -26,8 +26,8 @@
 //! fenlens-vision --example likeness DIR`).
 //!
 //! Measured with the held-out models (boards exactly right, seeds 2026 / 777 / calibration set
-//! 77): 78.8% → 79.0%, 73.8% → 74.3%, 78.0% → 79.0%; flags a board 3.49 → 3.17, 3.64 → 3.33,
-//! 3.30 → 3.07. `fenlens eval --no-alike` measures the pipeline without it.
+//! 77): 78.8% → 79.0%, 73.8% → 74.3%, 78.0% → 79.0%; flags a board 3.49 → 3.18, 3.64 → 3.34,
+//! 3.30 → 3.08. `fenlens eval --no-alike` measures the pipeline without it.
 //!
 //! Assumes the rectified board of [`crate::rectify`] and probabilities in display order.
 
@@ -54,9 +54,13 @@ fn background(board: &Rectified, cell: usize) -> f32 {
 /// the best of nine alignments a pixel apart. 0 for the same drawing on the same background,
 /// near 1 or above for unrelated ones.
 pub fn distance(board: &Rectified, a: usize, b: usize) -> f32 {
+    distance_on(board, (a, background(board, a)), (b, background(board, b)))
+}
+
+/// [`distance`] with the two squares' backgrounds already measured: (cell, background).
+fn distance_on(board: &Rectified, (a, a_back): (usize, f32), (b, b_back): (usize, f32)) -> f32 {
     let (ax, ay) = cell_origin(a);
     let (bx, by) = cell_origin(b);
-    let (a_back, b_back) = (background(board, a), background(board, b));
     let at = |x: usize, y: usize| board.gray[y * BOARD + x];
     let mut best = f32::INFINITY;
     for dy in 0..3 {
@@ -95,17 +99,37 @@ pub fn groups(board: &Rectified, outlines: &[Option<Silhouette>; 64]) -> Vec<Vec
         }
         cell
     }
-    let occupied: Vec<usize> = (0..64).filter(|&c| outlines[c].is_some()).collect();
-    for (i, &a) in occupied.iter().enumerate() {
-        for &b in &occupied[i + 1..] {
-            if alike(board, a, b) {
+    // (cell, background, contrast against it inside the EDGE).
+    let occupied: Vec<(usize, f32, f32)> = (0..64)
+        .filter(|&c| outlines[c].is_some())
+        .map(|c| {
+            let back = background(board, c);
+            let (x0, y0) = cell_origin(c);
+            let contrast: f32 = (EDGE..SQUARE - EDGE)
+                .flat_map(|y| (EDGE..SQUARE - EDGE).map(move |x| (x, y)))
+                .map(|(x, y)| (board.gray[(y0 + y) * BOARD + x0 + x] - back).abs())
+                .sum();
+            (c, back, contrast)
+        })
+        .collect();
+    let light = |cell: usize| (cell / 8 + cell % 8) % 2 == 0;
+    for (i, &(a, a_back, a_contrast)) in occupied.iter().enumerate() {
+        for &(b, b_back, b_contrast) in &occupied[i + 1..] {
+            // On one background the pixels differ by at least the difference of the two
+            // contrasts (a pixel's shift changes b's a little, hence the factor 2): most pairs
+            // of different pieces end here.
+            let apart = (a_contrast - b_contrast).abs() / (a_contrast + b_contrast).max(1e-3);
+            if light(a) == light(b)
+                && apart < 2.0 * ALIKE_BELOW
+                && distance_on(board, (a, a_back), (b, b_back)) < ALIKE_BELOW
+            {
                 let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
                 parent[ra.max(rb)] = ra.min(rb);
             }
         }
     }
     let mut members: Vec<Vec<usize>> = vec![Vec::new(); 64];
-    for &cell in &occupied {
+    for &(cell, _, _) in &occupied {
         let r = root(&mut parent, cell);
         members[r].push(cell);
     }

@@ -134,7 +134,7 @@ impl SquareNet {
 
     /// Logits for a batch `[n, 1, CROP, CROP]`.
     ///
-    /// Each convolution runs as one matrix product over the batch (see [`conv_stride2`]): the
+    /// Each convolution runs as one matrix product over the batch (see `conv_stride2`): the
     /// same function as candle's `Conv2d::forward` (a test checks it), several times faster to
     /// train because candle's general convolution and its gradient work tile by tile.
     pub fn forward(&self, input: &Tensor) -> candle_core::Result<Tensor> {
