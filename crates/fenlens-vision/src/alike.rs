@@ -35,6 +35,10 @@ use crate::classify::CLASSES;
 use crate::rectify::{BOARD, Rectified, SQUARE};
 use crate::silhouette::{EDGE, Silhouette, cell_origin};
 
+// The nine alignments read one pixel beyond the compared area on each side, which must stay
+// inside the square.
+const _: () = assert!(EDGE >= 1);
+
 /// Two squares of the same colour are alike below this [`distance`].
 pub const ALIKE_BELOW: f32 = 0.05;
 
@@ -69,7 +73,7 @@ fn distance_on(board: &Rectified, (a, a_back): (usize, f32), (b, b_back): (usize
             for y in EDGE..SQUARE - EDGE {
                 for x in EDGE..SQUARE - EDGE {
                     let ga = at(ax + x, ay + y);
-                    // Shifted by -1, 0 or +1; EDGE >= 1 keeps it inside the square.
+                    // Shifted by -1, 0 or +1; EDGE >= 1 (asserted above) keeps it inside the square.
                     let gb = at(bx + x + dx - 1, by + y + dy - 1);
                     unlike += (ga - gb).abs();
                     contrast += (ga - a_back).abs() + (gb - b_back).abs();
