@@ -17,7 +17,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use fenlens_vision::alike::{ALIKE_BELOW, alike, distance};
+use fenlens_vision::alike::{ALIKE_BELOW, alike, distance, same_colour};
 use fenlens_vision::silhouette::silhouettes;
 
 mod common;
@@ -37,13 +37,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     common::for_each_truth_board(&dir, |truth| {
         let outlines = silhouettes(&truth.rectified);
         let tally = tallies.entry(truth.category).or_default();
-        let light = |cell: usize| (cell / 8 + cell % 8) % 2 == 0;
         let pieces: Vec<usize> = (0..64)
             .filter(|&cell| truth.classes[cell] != 0 && outlines[cell].is_some())
             .collect();
         for (i, &a) in pieces.iter().enumerate() {
             for &b in &pieces[i + 1..] {
-                if light(a) != light(b) {
+                if !same_colour(a, b) {
                     continue;
                 }
                 let is_alike = alike(&truth.rectified, a, b);

@@ -31,7 +31,7 @@
 //!
 //! Assumes the rectified board of [`crate::rectify`] and probabilities in display order.
 
-use crate::classify::CLASSES;
+use crate::classify::{CLASSES, renormalize};
 use crate::rectify::{BOARD, Rectified, SQUARE};
 use crate::silhouette::{EDGE, Silhouette, cell_origin};
 
@@ -85,15 +85,21 @@ fn distance_on(board: &Rectified, (a, a_back): (usize, f32), (b, b_back): (usize
     best
 }
 
+/// Whether two squares (display order) are of the same colour, light or dark.
+pub fn same_colour(a: usize, b: usize) -> bool {
+    (a / 8 + a % 8) % 2 == (b / 8 + b % 8) % 2
+}
+
 /// Whether two squares (display order) show the same drawing: they are of the same colour and
 /// their [`distance`] is under [`ALIKE_BELOW`].
 pub fn alike(board: &Rectified, a: usize, b: usize) -> bool {
-    let light = |cell: usize| (cell / 8 + cell % 8) % 2 == 0;
-    light(a) == light(b) && distance(board, a, b) < ALIKE_BELOW
+    same_colour(a, b) && distance(board, a, b) < ALIKE_BELOW
 }
 
 /// Groups of [`alike`] squares (display order), each of two or more, each sorted: squares with a
-/// silhouette, joined transitively.
+/// silhouette, joined transitively. Pairs whose contrasts against their backgrounds differ by
+/// more than twice [`ALIKE_BELOW`] of their sum are not measured (nearly all such pairs are
+/// unlike anyway).
 pub fn groups(board: &Rectified, outlines: &[Option<Silhouette>; 64]) -> Vec<Vec<usize>> {
     let mut parent: [usize; 64] = std::array::from_fn(|cell| cell);
     fn root(parent: &mut [usize; 64], mut cell: usize) -> usize {
@@ -116,14 +122,13 @@ pub fn groups(board: &Rectified, outlines: &[Option<Silhouette>; 64]) -> Vec<Vec
             (c, back, contrast)
         })
         .collect();
-    let light = |cell: usize| (cell / 8 + cell % 8) % 2 == 0;
     for (i, &(a, a_back, a_contrast)) in occupied.iter().enumerate() {
         for &(b, b_back, b_contrast) in &occupied[i + 1..] {
             // On one background the pixels differ by at least the difference of the two
             // contrasts (a pixel's shift changes b's a little, hence the factor 2): most pairs
             // of different pieces end here.
             let apart = (a_contrast - b_contrast).abs() / (a_contrast + b_contrast).max(1e-3);
-            if light(a) == light(b)
+            if same_colour(a, b)
                 && apart < 2.0 * ALIKE_BELOW
                 && distance_on(board, (a, a_back), (b, b_back)) < ALIKE_BELOW
             {
@@ -155,8 +160,7 @@ pub fn pool(probabilities: &mut [[f32; CLASSES]], groups: &[Vec<usize>]) {
         }
         let top = logs.iter().copied().fold(f32::NEG_INFINITY, f32::max);
         let mut pooled = logs.map(|log| (log - top).exp());
-        let sum: f32 = pooled.iter().sum();
-        pooled.iter_mut().for_each(|p| *p /= sum);
+        renormalize(&mut pooled);
         for &cell in group {
             probabilities[cell] = pooled;
         }
@@ -173,11 +177,7 @@ mod tests {
         let mut gray = vec![0.6; BOARD * BOARD];
         for cell in 0..64 {
             let (x0, y0) = cell_origin(cell);
-            let back = if (cell / 8 + cell % 8) % 2 == 0 {
-                0.8
-            } else {
-                0.4
-            };
+            let back = if same_colour(cell, 0) { 0.8 } else { 0.4 };
             for y in 0..SQUARE {
                 for x in 0..SQUARE {
                     gray[(y0 + y) * BOARD + x0 + x] = draw(cell, x, y).unwrap_or(back);
