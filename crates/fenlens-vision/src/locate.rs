@@ -13,7 +13,10 @@
 //!    holds the most junctions and the fewest outside it, and fits a homography to them, growing
 //!    the match in a few rounds (so perspective and rotation are followed);
 //! 4. keeps the best lattice (many junctions, larger boards before thumbnails) and extends it by
-//!    one square on each side to the board's outer corners.
+//!    one square on each side to the board's outer corners;
+//! 5. checks the fit's edge lines: where the first line of squares does not alternate light and
+//!    dark like the board (a bar, a margin) while the line beyond the opposite edge does, the
+//!    fit has slid a square off the board and is moved back (`shift_onto_board`).
 //!
 //! Steps 1-4 run first with the large boxes only (a quarter of the work); when they give a sure
 //! board with large squares that is the answer, otherwise they run again with every box size.
@@ -837,6 +840,125 @@ fn best_fit(junctions: Vec<Junction>) -> Option<Fit> {
         .max_by(|a, b| a.score.total_cmp(&b.score))
 }
 
+/// An edge line of the fitted board whose squares alternate less than this share of the board's
+/// own light-dark difference is taken for something beside the board (a bar, a margin) ...
+const EDGE_OFF_BOARD: f32 = 0.5;
+/// ... when the line beyond the opposite edge alternates, with the board's parity, more than
+/// this share: then the fit is one square off and is moved toward that line.
+const BEYOND_ON_BOARD: f32 = 0.6;
+/// No square of that line may differ from the board's middle grey by more than this many times
+/// half the board's light-dark difference: squares much lighter or darker than the board's are
+/// not the board's (text beside a low-contrast board alternates by chance).
+const BEYOND_MOST: f32 = 3.0;
+/// Fewest grey levels between the board's light and dark squares for the edge check to act.
+const EDGE_MIN_CONTRAST: f32 = 6.0;
+
+/// The grey behind square (`column`, `row`) of the lattice (columns and rows -1 ..= 8; 0 ..= 7
+/// are the board's): the median of points just inside the square's border, where pieces rarely
+/// reach. `None` when a point falls outside the picture.
+fn square_background(
+    h: &Homography,
+    gray: &[u8],
+    width: usize,
+    height: usize,
+    column: i32,
+    row: i32,
+) -> Option<f32> {
+    const ALONG: [f64; 6] = [0.15, 0.29, 0.43, 0.57, 0.71, 0.85];
+    const IN: [f64; 2] = [0.06, 0.14];
+    // Lattice point (0, 0) is the first inner corner, so square (0, 0) spans -1 ..= 0.
+    let (u0, v0) = (column as f64 - 1.0, row as f64 - 1.0);
+    let mut values = Vec::with_capacity(ALONG.len() * IN.len() * 4);
+    for &a in &ALONG {
+        for &d in &IN {
+            for (u, v) in [(a, d), (a, 1.0 - d), (d, a), (1.0 - d, a)] {
+                let (x, y) = h.apply(u0 + u, v0 + v);
+                if !(x >= 0.0 && y >= 0.0 && x < width as f64 && y < height as f64) {
+                    return None;
+                }
+                values.push(gray[y as usize * width + x as usize] as f32);
+            }
+        }
+    }
+    values.sort_by(f32::total_cmp);
+    Some(values[values.len() / 2])
+}
+
+/// Moves the fit by one square where it has slid off the board: the board's first line is
+/// outside it (a bar or margin, not alternating light and dark) while the line beyond its last
+/// line alternates like the board. A fit to the 7x7 inner corners can slide so on photographs
+/// whose outer junctions are faint. Returns the homography unchanged otherwise.
+fn shift_onto_board(h: Homography, gray: &[u8], width: usize, height: usize) -> Homography {
+    let background =
+        |column: i32, row: i32| square_background(&h, gray, width, height, column, row);
+    let mut light = Vec::with_capacity(32);
+    let mut dark = Vec::with_capacity(32);
+    for row in 0..8 {
+        for column in 0..8 {
+            let Some(g) = background(column, row) else {
+                return h;
+            };
+            if (column + row) % 2 == 0 {
+                light.push(g);
+            } else {
+                dark.push(g);
+            }
+        }
+    }
+    let median = |v: &mut Vec<f32>| {
+        v.sort_by(f32::total_cmp);
+        v[v.len() / 2]
+    };
+    let (l, d) = (median(&mut light), median(&mut dark));
+    if (l - d).abs() < EDGE_MIN_CONTRAST {
+        return h;
+    }
+    let (mid, half) = ((l + d) / 2.0, (l - d) / 2.0);
+    // How much a line of squares alternates like the board (1 for the board's own lines, about
+    // 0 for a plain margin), and the largest departure of one of its squares from the middle
+    // grey, in half light-dark differences. `None` when the line leaves the picture.
+    let alternation = |squares: &mut dyn Iterator<Item = (i32, i32)>| -> Option<(f32, f32)> {
+        let mut total = 0.0;
+        let mut most: f32 = 0.0;
+        for (column, row) in squares {
+            let sign = if (column + row).rem_euclid(2) == 0 {
+                1.0
+            } else {
+                -1.0
+            };
+            let score = (background(column, row)? - mid) * sign / half;
+            total += score;
+            most = most.max(score.abs());
+        }
+        Some((total / 8.0, most))
+    };
+    let column_line = |c: i32| alternation(&mut (0..8).map(move |r| (c, r)));
+    let row_line = |r: i32| alternation(&mut (0..8).map(move |c| (c, r)));
+    // +1: move toward higher indices; -1: toward lower.
+    let slide =
+        |first: Option<(f32, f32)>, beyond_last: Option<(f32, f32)>| match (first, beyond_last) {
+            (Some((a, _)), Some((b, most))) => {
+                a < EDGE_OFF_BOARD && b > BEYOND_ON_BOARD && most <= BEYOND_MOST
+            }
+            _ => false,
+        };
+    let step = |line: &dyn Fn(i32) -> Option<(f32, f32)>| -> f64 {
+        let forward = slide(line(0), line(8));
+        let backward = slide(line(7), line(-1));
+        match (forward, backward) {
+            (true, false) => 1.0,
+            (false, true) => -1.0,
+            _ => 0.0,
+        }
+    };
+    let (du, dv) = (step(&column_line), step(&row_line));
+    if du == 0.0 && dv == 0.0 {
+        return h;
+    }
+    let translate = [1.0, 0.0, du, 0.0, 1.0, dv, 0.0, 0.0, 1.0];
+    Homography(mul3(&h.0, &translate))
+}
+
 /// Finds the board in a picture.
 pub fn locate(image: &RgbImage) -> Result<Located, VisionError> {
     let (w, h) = image.dimensions();
@@ -876,8 +998,9 @@ pub fn locate(image: &RgbImage) -> Result<Located, VisionError> {
             best_fit(merge_junctions(small.iter().chain(&large))).ok_or(VisionError::NoBoard)?
         }
     };
+    let homography = shift_onto_board(best.homography, &gray, ww, wh);
     let corner = |u: f64, v: f64| {
-        let (x, y) = best.homography.apply(u, v);
+        let (x, y) = homography.apply(u, v);
         [x as f32 / factor, y as f32 / factor]
     };
     let raw = [
@@ -986,6 +1109,84 @@ mod tests {
             locate(&RgbImage::new(10, 10)),
             Err(VisionError::NoBoard)
         ));
+    }
+
+    /// Grey pixels of a picture holding a board of 8 x `square` pixels at (`x0`, `y0`) on a
+    /// plain margin of grey `margin`.
+    fn grey_board(size: usize, x0: usize, y0: usize, square: usize, margin: u8) -> Vec<u8> {
+        let mut gray = vec![margin; size * size];
+        for y in 0..8 * square {
+            for x in 0..8 * square {
+                let light = (x / square + y / square) % 2 == 0;
+                gray[(y0 + y) * size + x0 + x] = if light { 200 } else { 120 };
+            }
+        }
+        gray
+    }
+
+    /// The homography of a fit whose first inner corner is at (`x`, `y`), squares of `square`
+    /// pixels.
+    fn fit_at(x: f64, y: f64, square: f64) -> Homography {
+        Homography([square, 0.0, x, 0.0, square, y, 0.0, 0.0, 1.0])
+    }
+
+    #[test]
+    fn a_fit_slid_off_the_board_is_moved_back() {
+        // The board's first inner corner is at (140, 140); the fit has slid one square left,
+        // so its first column lies on the plain margin and the board's h-file is beyond it.
+        let gray = grey_board(480, 100, 100, 40, 60);
+        let slid = fit_at(100.0, 140.0, 40.0);
+        let moved = shift_onto_board(slid, &gray, 480, 480);
+        let (x, y) = moved.apply(-1.0, -1.0);
+        assert!(
+            (x - 100.0).abs() < 1e-6 && (y - 100.0).abs() < 1e-6,
+            "{x} {y}"
+        );
+        // Slid up a square instead: moved down.
+        let slid = fit_at(140.0, 100.0, 40.0);
+        let (x, y) = shift_onto_board(slid, &gray, 480, 480).apply(-1.0, -1.0);
+        assert!(
+            (x - 100.0).abs() < 1e-6 && (y - 100.0).abs() < 1e-6,
+            "{x} {y}"
+        );
+    }
+
+    #[test]
+    fn a_fit_on_the_board_stays() {
+        let gray = grey_board(480, 100, 100, 40, 60);
+        let fit = fit_at(140.0, 140.0, 40.0);
+        let (x, y) = shift_onto_board(fit, &gray, 480, 480).apply(-1.0, -1.0);
+        assert!(
+            (x - 100.0).abs() < 1e-6 && (y - 100.0).abs() < 1e-6,
+            "{x} {y}"
+        );
+        // A board that fills the picture: the lines beyond it are not in the picture.
+        let gray = grey_board(320, 0, 0, 40, 60);
+        let (x, y) = shift_onto_board(fit_at(40.0, 40.0, 40.0), &gray, 320, 320).apply(-1.0, -1.0);
+        assert!(x.abs() < 1e-6 && y.abs() < 1e-6, "{x} {y}");
+    }
+
+    #[test]
+    fn stark_squares_beyond_the_board_are_not_taken_for_its_own() {
+        // Beyond the h-file, a column of black and white blocks in the board's parity (text, a
+        // panel): they alternate but far more than the board does, so the slid fit stays.
+        let mut gray = grey_board(480, 100, 100, 40, 60);
+        for y in 100..420 {
+            for x in 340..380 {
+                let row = (y - 100) / 40;
+                gray[y * 480 + x] = if row % 2 == 0 { 255 } else { 0 };
+            }
+        }
+        // Board squares 150 and 170 grey; the blocks beyond are 0 and 255.
+        for y in 100..420 {
+            for x in 100..340 {
+                let v = gray[y * 480 + x];
+                gray[y * 480 + x] = if v == 200 { 170 } else { 150 };
+            }
+        }
+        let slid = fit_at(100.0, 140.0, 40.0);
+        let (x, _) = shift_onto_board(slid, &gray, 480, 480).apply(-1.0, -1.0);
+        assert!((x - 60.0).abs() < 1e-6, "{x}");
     }
 
     #[test]
