@@ -2,7 +2,7 @@
 //! category, how often boards come out exactly right and where the errors are.
 
 use std::collections::BTreeMap;
-use std::io::BufRead;
+use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -225,16 +225,20 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
             t.add(result);
         }
     }
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
     if args.verbose {
         for ((keys, outcome), entry) in outcomes.iter().zip(&entries) {
             let category = &keys[0];
             match &outcome.result {
-                None => println!(
+                None => writeln!(
+                    out,
                     "{category} {}: {}",
                     entry.file,
                     outcome.error.as_deref().unwrap_or("failed")
-                ),
-                Some(r) if !r.exact || r.corner_error.is_some_and(|e| e > 2.0) => println!(
+                )?,
+                Some(r) if !r.exact || r.corner_error.is_some_and(|e| e > 2.0) => writeln!(
+                    out,
                     "{category} {}: {} wrong, corners off by {:.1}%{}{}",
                     entry.file,
                     r.wrong.len(),
@@ -249,12 +253,13 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
                         .take(6)
                         .map(|w| format!(" {}:{}->{}", w.square, w.truth, w.read))
                         .collect::<String>()
-                ),
+                )?,
                 _ => {}
             }
         }
     }
-    println!(
+    writeln!(
+        out,
         "{:<12} {:>6} {:>7} {:>8} {:>8} {:>8} {:>9} {:>8} {:>9} {:>10} {:>8}  confusions (truth->read)",
         "category",
         "boards",
@@ -267,7 +272,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         "flagged",
         "or.unsure",
         "ms/pic"
-    );
+    )?;
     for (category, t) in &tallies {
         let pct = |a: usize, b: usize| {
             if b == 0 {
@@ -283,7 +288,8 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
             .take(4)
             .map(|((a, b), n)| format!("{a}->{b}:{n}"))
             .collect();
-        println!(
+        writeln!(
+            out,
             "{:<12} {:>6} {:>6.1}% {:>7.1}% {:>7.2}% {:>7.1}% {:>9} {:>8.2} {:>8.1}% {:>10} {:>8.1}  {}",
             category,
             t.pictures,
@@ -309,15 +315,17 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
             },
             1000.0 * t.seconds / t.pictures.max(1) as f64,
             top.join(" ")
-        );
+        )?;
     }
-    println!(
+    writeln!(
+        out,
         "{} pictures in {:.1} s ({:.1} pictures/s on {} threads)",
         outcomes.len(),
         wall,
         outcomes.len() as f64 / wall.max(1e-9),
         rayon::current_num_threads()
-    );
+    )?;
+    out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -87,6 +87,15 @@ fn count_threads_once() {
     }
 }
 
+/// Whether an error comes from writing to a pipe whose reader has gone.
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
 fn main() -> ExitCode {
     keep_freed_memory();
     let cli = Cli::parse();
@@ -104,6 +113,9 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        // A reader that stops early (`| head`) is not a failure: stop quietly, as other
+        // Unix tools do.
+        Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("fenlens: {error:#}");
             ExitCode::from(2)

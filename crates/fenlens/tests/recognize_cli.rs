@@ -269,3 +269,20 @@ fn usage_errors_exit_2() {
         Some(2)
     );
 }
+
+#[test]
+fn a_reader_that_stops_early_is_not_an_error() {
+    // `fenlens recognize ... | head -1`: the reader is gone before the FEN is written.
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/example.png");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_fenlens"))
+        .args(["recognize", example.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run fenlens");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait for fenlens");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.is_empty(), "{err}");
+}
