@@ -11,7 +11,7 @@ use fenlens_render::{PieceSet, draw_board};
 use fenlens_vision::alike::{groups, pool};
 use fenlens_vision::classify::Classifier;
 use fenlens_vision::colour::{mean_greys, reconcile};
-use fenlens_vision::compose::{compose, display_index};
+use fenlens_vision::compose::{compose, display_index, weigh_by_facts};
 use fenlens_vision::decode::decode;
 use fenlens_vision::locate::locate;
 use fenlens_vision::prior;
@@ -61,7 +61,9 @@ fn bench(c: &mut Criterion) {
             for square in Square::ALL {
                 prior::weigh(&mut p[display_index(square, false)], square);
             }
-            compose(&p, false)
+            let mut squares = compose(&p, false);
+            weigh_by_facts(&mut squares);
+            squares
         })
     });
     let outlines = silhouettes(&rectified);

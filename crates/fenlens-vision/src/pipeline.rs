@@ -11,7 +11,9 @@ use crate::VisionError;
 use crate::alike::{groups, pool};
 use crate::classify::Classifier;
 use crate::colour::{mean_greys, reconcile};
-use crate::compose::{SquareReading, as_displayed, compose, display_index, placement};
+use crate::compose::{
+    SquareReading, as_displayed, compose, display_index, placement, weigh_by_facts,
+};
 use crate::decode::decode;
 use crate::locate::locate;
 use crate::orient::{combine, orient, orient_from_labels};
@@ -138,6 +140,7 @@ pub struct Recognizer {
     weigh_knights: bool,
     pool_alike: bool,
     position_prior: bool,
+    weigh_facts: bool,
 }
 
 impl Recognizer {
@@ -153,6 +156,7 @@ impl Recognizer {
             weigh_knights: true,
             pool_alike: true,
             position_prior: true,
+            weigh_facts: true,
         }
     }
 
@@ -174,6 +178,13 @@ impl Recognizer {
     /// default; see [`crate::prior`]). Off measures the pipeline without it.
     pub fn with_position_prior(mut self, on: bool) -> Recognizer {
         self.position_prior = on;
+        self
+    }
+
+    /// Whether the confidences are weighed by what the rest of the board allows (on by default;
+    /// see [`crate::compose::weigh_by_facts`]). Off measures the pipeline without it.
+    pub fn with_fact_weighing(mut self, on: bool) -> Recognizer {
+        self.weigh_facts = on;
         self
     }
 
@@ -252,7 +263,10 @@ impl Recognizer {
                 prior::weigh(&mut probabilities[display_index(square, flipped)], square);
             }
         }
-        let squares = compose(&probabilities, flipped);
+        let mut squares = compose(&probabilities, flipped);
+        if self.weigh_facts {
+            weigh_by_facts(&mut squares);
+        }
         let board = placement(&squares);
         let castling = match &options.castling {
             Castling::Auto => auto_castling(&board),

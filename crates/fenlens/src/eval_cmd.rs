@@ -67,6 +67,10 @@ pub struct EvalArgs {
     /// measures the pipeline without that prior).
     #[arg(long)]
     no_prior: bool,
+    /// Do not weigh the confidences by what the rest of the board allows (a second king, a
+    /// third rook; the default does; this measures the flags without it).
+    #[arg(long)]
+    no_facts: bool,
     /// Count a square as flagged below this probability instead of the built-in threshold (to
     /// choose the threshold).
     #[arg(long, value_name = "P")]
@@ -185,7 +189,8 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
     let recognizer = Recognizer::with_classifier(classifier)
         .with_symmetry_check(!args.no_symmetry)
         .with_alike_pooling(!args.no_alike)
-        .with_position_prior(!args.no_prior);
+        .with_position_prior(!args.no_prior)
+        .with_fact_weighing(!args.no_facts);
     let bar = progress_bar(entries.len() as u64, "evaluating");
     let started = Instant::now();
     let outcomes: Vec<(Vec<String>, Outcome)> = entries
