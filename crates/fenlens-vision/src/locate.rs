@@ -38,6 +38,9 @@ pub struct Located {
     pub corners: [[f32; 2]; 4],
     /// Inner corners (of 49) that matched the fitted grid.
     pub matched: usize,
+    /// The fit's edge looks off the board but could not be moved back (step 5): the corners
+    /// may be a square off, so every reading is in doubt.
+    pub edge_in_doubt: bool,
 }
 
 /// Largest side of the picture the search runs on.
@@ -887,8 +890,10 @@ fn square_background(
 /// Moves the fit by one square where it has slid off the board: the board's first line is
 /// outside it (a bar or margin, not alternating light and dark) while the line beyond its last
 /// line alternates like the board. A fit to the 7x7 inner corners can slide so on photographs
-/// whose outer junctions are faint. Returns the homography unchanged otherwise.
-fn shift_onto_board(h: Homography, gray: &[u8], width: usize, height: usize) -> Homography {
+/// whose outer junctions are faint. Returns the homography unchanged otherwise, and whether
+/// an edge looked off the board while the line beyond the other edge alternated only with
+/// squares far lighter or darker than the board's (so the fit was not moved, but is in doubt).
+fn shift_onto_board(h: Homography, gray: &[u8], width: usize, height: usize) -> (Homography, bool) {
     let background =
         |column: i32, row: i32| square_background(&h, gray, width, height, column, row);
     let mut light = Vec::with_capacity(32);
@@ -896,7 +901,7 @@ fn shift_onto_board(h: Homography, gray: &[u8], width: usize, height: usize) -> 
     for row in 0..8 {
         for column in 0..8 {
             let Some(g) = background(column, row) else {
-                return h;
+                return (h, false);
             };
             if (column + row) % 2 == 0 {
                 light.push(g);
@@ -911,7 +916,7 @@ fn shift_onto_board(h: Homography, gray: &[u8], width: usize, height: usize) -> 
     };
     let (l, d) = (median(&mut light), median(&mut dark));
     if (l - d).abs() < EDGE_MIN_CONTRAST {
-        return h;
+        return (h, false);
     }
     let (mid, half) = ((l + d) / 2.0, (l - d) / 2.0);
     // How much a line of squares alternates like the board (1 for the board's own lines, about
@@ -934,29 +939,37 @@ fn shift_onto_board(h: Homography, gray: &[u8], width: usize, height: usize) -> 
     };
     let column_line = |c: i32| alternation(&mut (0..8).map(move |r| (c, r)));
     let row_line = |r: i32| alternation(&mut (0..8).map(move |c| (c, r)));
-    // +1: move toward higher indices; -1: toward lower.
+    // Whether the fit looks slid toward the line beyond its last one: `Some(true)` when it
+    // should move, `Some(false)` when it looks so but the squares beyond are too stark to be
+    // the board's, `None` when it does not look slid.
     let slide =
         |first: Option<(f32, f32)>, beyond_last: Option<(f32, f32)>| match (first, beyond_last) {
-            (Some((a, _)), Some((b, most))) => {
-                a < EDGE_OFF_BOARD && b > BEYOND_ON_BOARD && most <= BEYOND_MOST
+            (Some((a, _)), Some((b, most))) if a < EDGE_OFF_BOARD && b > BEYOND_ON_BOARD => {
+                Some(most <= BEYOND_MOST)
             }
-            _ => false,
+            _ => None,
         };
-    let step = |line: &dyn Fn(i32) -> Option<(f32, f32)>| -> f64 {
+    let mut in_doubt = false;
+    // +1: move toward higher indices; -1: toward lower.
+    let mut step = |line: &dyn Fn(i32) -> Option<(f32, f32)>| -> f64 {
         let forward = slide(line(0), line(8));
         let backward = slide(line(7), line(-1));
         match (forward, backward) {
-            (true, false) => 1.0,
-            (false, true) => -1.0,
-            _ => 0.0,
+            (Some(true), None) => 1.0,
+            (None, Some(true)) => -1.0,
+            (None, None) => 0.0,
+            _ => {
+                in_doubt = true;
+                0.0
+            }
         }
     };
     let (du, dv) = (step(&column_line), step(&row_line));
     if du == 0.0 && dv == 0.0 {
-        return h;
+        return (h, in_doubt);
     }
     let translate = [1.0, 0.0, du, 0.0, 1.0, dv, 0.0, 0.0, 1.0];
-    Homography(mul3(&h.0, &translate))
+    (Homography(mul3(&h.0, &translate)), in_doubt)
 }
 
 /// Finds the board in a picture.
@@ -998,7 +1011,7 @@ pub fn locate(image: &RgbImage) -> Result<Located, VisionError> {
             best_fit(merge_junctions(small.iter().chain(&large))).ok_or(VisionError::NoBoard)?
         }
     };
-    let homography = shift_onto_board(best.homography, &gray, ww, wh);
+    let (homography, edge_in_doubt) = shift_onto_board(best.homography, &gray, ww, wh);
     let corner = |u: f64, v: f64| {
         let (x, y) = homography.apply(u, v);
         [x as f32 / factor, y as f32 / factor]
@@ -1015,6 +1028,7 @@ pub fn locate(image: &RgbImage) -> Result<Located, VisionError> {
     Ok(Located {
         corners: order_corners(raw),
         matched: best.matched,
+        edge_in_doubt,
     })
 }
 
@@ -1136,7 +1150,8 @@ mod tests {
         // so its first column lies on the plain margin and the board's h-file is beyond it.
         let gray = grey_board(480, 100, 100, 40, 60);
         let slid = fit_at(100.0, 140.0, 40.0);
-        let moved = shift_onto_board(slid, &gray, 480, 480);
+        let (moved, in_doubt) = shift_onto_board(slid, &gray, 480, 480);
+        assert!(!in_doubt);
         let (x, y) = moved.apply(-1.0, -1.0);
         assert!(
             (x - 100.0).abs() < 1e-6 && (y - 100.0).abs() < 1e-6,
@@ -1144,7 +1159,7 @@ mod tests {
         );
         // Slid up a square instead: moved down.
         let slid = fit_at(140.0, 100.0, 40.0);
-        let (x, y) = shift_onto_board(slid, &gray, 480, 480).apply(-1.0, -1.0);
+        let (x, y) = shift_onto_board(slid, &gray, 480, 480).0.apply(-1.0, -1.0);
         assert!(
             (x - 100.0).abs() < 1e-6 && (y - 100.0).abs() < 1e-6,
             "{x} {y}"
@@ -1155,14 +1170,18 @@ mod tests {
     fn a_fit_on_the_board_stays() {
         let gray = grey_board(480, 100, 100, 40, 60);
         let fit = fit_at(140.0, 140.0, 40.0);
-        let (x, y) = shift_onto_board(fit, &gray, 480, 480).apply(-1.0, -1.0);
+        let (moved, in_doubt) = shift_onto_board(fit, &gray, 480, 480);
+        assert!(!in_doubt);
+        let (x, y) = moved.apply(-1.0, -1.0);
         assert!(
             (x - 100.0).abs() < 1e-6 && (y - 100.0).abs() < 1e-6,
             "{x} {y}"
         );
         // A board that fills the picture: the lines beyond it are not in the picture.
         let gray = grey_board(320, 0, 0, 40, 60);
-        let (x, y) = shift_onto_board(fit_at(40.0, 40.0, 40.0), &gray, 320, 320).apply(-1.0, -1.0);
+        let (x, y) = shift_onto_board(fit_at(40.0, 40.0, 40.0), &gray, 320, 320)
+            .0
+            .apply(-1.0, -1.0);
         assert!(x.abs() < 1e-6 && y.abs() < 1e-6, "{x} {y}");
     }
 
@@ -1185,8 +1204,10 @@ mod tests {
             }
         }
         let slid = fit_at(100.0, 140.0, 40.0);
-        let (x, _) = shift_onto_board(slid, &gray, 480, 480).apply(-1.0, -1.0);
+        let (held, in_doubt) = shift_onto_board(slid, &gray, 480, 480);
+        let (x, _) = held.apply(-1.0, -1.0);
         assert!((x - 60.0).abs() < 1e-6, "{x}");
+        assert!(in_doubt, "the fit still looks slid");
     }
 
     #[test]

@@ -89,17 +89,21 @@ pub struct Recognition {
     pub fen: String,
     /// The checker's verdict on it.
     pub report: Report,
+    /// The located grid's edge looks off the board (see [`crate::locate::Located`]): every
+    /// square is reported uncertain.
+    pub grid_in_doubt: bool,
     /// Time per stage.
     pub timings: Timings,
 }
 
 impl Recognition {
-    /// Squares the user should look at, in FEN order (a8 ... h1).
+    /// Squares the user should look at, in FEN order (a8 ... h1): all of them when the grid is
+    /// in doubt.
     pub fn uncertain(&self) -> Vec<Square> {
         let mut squares: Vec<Square> = self
             .squares
             .iter()
-            .filter(|r| r.uncertain())
+            .filter(|r| self.grid_in_doubt || r.uncertain())
             .map(|r| r.square)
             .collect();
         squares.sort_by_key(|sq| (7 - sq.rank() as u32, sq.file() as u32));
@@ -211,7 +215,7 @@ impl Recognizer {
         let t0 = Instant::now();
         let located = locate(image)?;
         let t1 = Instant::now();
-        self.recognize_at(
+        let mut recognition = self.recognize_at(
             image,
             located.corners,
             options,
@@ -219,7 +223,9 @@ impl Recognizer {
                 locate: t1 - t0,
                 ..Timings::default()
             },
-        )
+        )?;
+        recognition.grid_in_doubt = located.edge_in_doubt;
+        Ok(recognition)
     }
 
     /// Reads the board at known corners (skipping the locator).
@@ -289,6 +295,7 @@ impl Recognizer {
             orientation_confidence,
             fen,
             report,
+            grid_in_doubt: false,
             timings,
         })
     }
