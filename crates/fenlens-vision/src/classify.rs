@@ -36,6 +36,16 @@ pub fn best_class(probabilities: &[f32; CLASSES]) -> usize {
         .unwrap_or(0)
 }
 
+/// A reading split between two classes, `p` on `first` and the rest on `second` (for the
+/// checks' tests).
+#[cfg(test)]
+pub(crate) fn two_way(first: usize, p: f32, second: usize) -> [f32; CLASSES] {
+    let mut out = [0.0; CLASSES];
+    out[first] = p;
+    out[second] = 1.0 - p;
+    out
+}
+
 /// Scales a row of probabilities back to a sum of 1 after some were changed (left alone when
 /// they sum to nothing).
 pub fn renormalize(probabilities: &mut [f32; CLASSES]) {

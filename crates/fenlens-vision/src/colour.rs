@@ -159,12 +159,7 @@ mod tests {
         assert_eq!(greys[63], None);
     }
 
-    fn reading(class: usize, p: f32, other: usize) -> [f32; CLASSES] {
-        let mut out = [0.0; CLASSES];
-        out[class] = p;
-        out[other] = 1.0 - p;
-        out
-    }
+    use crate::classify::two_way as reading;
 
     #[test]
     fn an_unsure_colour_the_pixels_contradict_turns_a_sure_one_stays() {

@@ -449,12 +449,7 @@ mod tests {
         assert_eq!(board.king_of(Color::White), Some(Square::H1));
     }
 
-    fn two(first: usize, p: f32, second: usize) -> [f32; CLASSES] {
-        let mut out = [0.0; CLASSES];
-        out[first] = p;
-        out[second] = 1.0 - p;
-        out
-    }
+    use crate::classify::two_way as two;
 
     #[test]
     fn facts_make_a_reading_sure_when_its_rival_would_break_them() {

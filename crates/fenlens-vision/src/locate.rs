@@ -1144,6 +1144,12 @@ mod tests {
         Homography([square, 0.0, x, 0.0, square, y, 0.0, 0.0, 1.0])
     }
 
+    /// Asserts that `h` puts the board's top-left outer corner at (`x`, `y`).
+    fn assert_outer_corner(h: &Homography, x: f64, y: f64) {
+        let (gx, gy) = h.apply(-1.0, -1.0);
+        assert!((gx - x).abs() < 1e-6 && (gy - y).abs() < 1e-6, "{gx} {gy}");
+    }
+
     #[test]
     fn a_fit_slid_off_the_board_is_moved_back() {
         // The board's first inner corner is at (140, 140); the fit has slid one square left,
@@ -1152,18 +1158,10 @@ mod tests {
         let slid = fit_at(100.0, 140.0, 40.0);
         let (moved, in_doubt) = shift_onto_board(slid, &gray, 480, 480);
         assert!(!in_doubt);
-        let (x, y) = moved.apply(-1.0, -1.0);
-        assert!(
-            (x - 100.0).abs() < 1e-6 && (y - 100.0).abs() < 1e-6,
-            "{x} {y}"
-        );
+        assert_outer_corner(&moved, 100.0, 100.0);
         // Slid up a square instead: moved down.
         let slid = fit_at(140.0, 100.0, 40.0);
-        let (x, y) = shift_onto_board(slid, &gray, 480, 480).0.apply(-1.0, -1.0);
-        assert!(
-            (x - 100.0).abs() < 1e-6 && (y - 100.0).abs() < 1e-6,
-            "{x} {y}"
-        );
+        assert_outer_corner(&shift_onto_board(slid, &gray, 480, 480).0, 100.0, 100.0);
     }
 
     #[test]
@@ -1172,17 +1170,11 @@ mod tests {
         let fit = fit_at(140.0, 140.0, 40.0);
         let (moved, in_doubt) = shift_onto_board(fit, &gray, 480, 480);
         assert!(!in_doubt);
-        let (x, y) = moved.apply(-1.0, -1.0);
-        assert!(
-            (x - 100.0).abs() < 1e-6 && (y - 100.0).abs() < 1e-6,
-            "{x} {y}"
-        );
+        assert_outer_corner(&moved, 100.0, 100.0);
         // A board that fills the picture: the lines beyond it are not in the picture.
         let gray = grey_board(320, 0, 0, 40, 60);
-        let (x, y) = shift_onto_board(fit_at(40.0, 40.0, 40.0), &gray, 320, 320)
-            .0
-            .apply(-1.0, -1.0);
-        assert!(x.abs() < 1e-6 && y.abs() < 1e-6, "{x} {y}");
+        let (moved, _) = shift_onto_board(fit_at(40.0, 40.0, 40.0), &gray, 320, 320);
+        assert_outer_corner(&moved, 0.0, 0.0);
     }
 
     #[test]
@@ -1205,8 +1197,7 @@ mod tests {
         }
         let slid = fit_at(100.0, 140.0, 40.0);
         let (held, in_doubt) = shift_onto_board(slid, &gray, 480, 480);
-        let (x, _) = held.apply(-1.0, -1.0);
-        assert!((x - 60.0).abs() < 1e-6, "{x}");
+        assert_outer_corner(&held, 60.0, 100.0);
         assert!(in_doubt, "the fit still looks slid");
     }
 
