@@ -12,7 +12,7 @@ use crate::alike::{groups, pool};
 use crate::classify::Classifier;
 use crate::colour::{mean_greys, reconcile};
 use crate::compose::{
-    SquareReading, as_displayed, compose, display_index, placement, weigh_by_facts,
+    SquareReading, UNCERTAIN_BELOW, as_displayed, compose, display_index, placement, weigh_by_facts,
 };
 use crate::decode::decode;
 use crate::locate::locate;
@@ -100,10 +100,15 @@ impl Recognition {
     /// Squares the user should look at, in FEN order (a8 ... h1): all of them when the grid is
     /// in doubt.
     pub fn uncertain(&self) -> Vec<Square> {
+        self.uncertain_below(UNCERTAIN_BELOW)
+    }
+
+    /// [`Recognition::uncertain`] with another probability threshold (to choose one).
+    pub fn uncertain_below(&self, threshold: f32) -> Vec<Square> {
         let mut squares: Vec<Square> = self
             .squares
             .iter()
-            .filter(|r| self.grid_in_doubt || r.uncertain())
+            .filter(|r| self.grid_in_doubt || r.uncertain_below(threshold))
             .map(|r| r.square)
             .collect();
         squares.sort_by_key(|sq| (7 - sq.rank() as u32, sq.file() as u32));
@@ -304,6 +309,41 @@ impl Recognizer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_grid_in_doubt_makes_every_square_uncertain() {
+        // Every square sure: the starting position read with probability 0.99 a square.
+        let start = Board::new();
+        let probabilities: Vec<[f32; crate::classify::CLASSES]> = (0..64)
+            .map(|cell| {
+                let square = Square::ALL
+                    .into_iter()
+                    .find(|&sq| display_index(sq, false) == cell)
+                    .expect("every cell shows a square");
+                let mut p = [0.01 / 12.0; crate::classify::CLASSES];
+                p[crate::classify::piece_class(start.piece_at(square))] = 0.99;
+                p
+            })
+            .collect();
+        let squares = compose(&probabilities, false);
+        let fen = format!("{} w KQkq - 0 1", placement(&squares).board_fen());
+        let mut recognition = Recognition {
+            corners: [[0.0; 2]; 4],
+            report: check(fen.as_bytes(), &CheckOptions::default()),
+            placement: placement(&squares),
+            squares,
+            flipped: false,
+            orientation_confidence: 1.0,
+            fen,
+            grid_in_doubt: false,
+            timings: Timings::default(),
+        };
+        assert!(recognition.uncertain().is_empty());
+        assert!(recognition.uncertain_below(0.995).len() == 64);
+        recognition.grid_in_doubt = true;
+        assert_eq!(recognition.uncertain().len(), 64);
+        assert_eq!(recognition.uncertain_below(0.5).len(), 64);
+    }
 
     #[test]
     fn auto_castling_needs_king_and_rook_at_home() {

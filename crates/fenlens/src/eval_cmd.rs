@@ -392,12 +392,7 @@ fn evaluate(recognizer: &Recognizer, args: &EvalArgs, entry: &Entry) -> Outcome 
         };
         let truth = parse_board(placement).ok_or("bad placement in manifest")?;
         let uncertain: Vec<Square> = match args.uncertain_below {
-            Some(threshold) => recognition
-                .squares
-                .iter()
-                .filter(|s| s.uncertain_below(threshold))
-                .map(|s| s.square)
-                .collect(),
+            Some(threshold) => recognition.uncertain_below(threshold),
             None => recognition.uncertain(),
         };
         let wrong: Vec<Wrong> = Square::ALL
