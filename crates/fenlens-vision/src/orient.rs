@@ -9,7 +9,12 @@
 //! in the 1st, 3rd, 5th and 7th when Black is. That holds in any Latin typeface, so no glyphs
 //! need to be recognized. Every pair of an even and an odd column votes, after letters whose
 //! top is far from the others' (a piece's edge, a mark) are left out, so a few columns spoiled
-//! by pieces do not hide the answer. The position's own evidence is then added at half weight
+//! by pieces do not hide the answer. Rank digits drawn in the top corners of an edge column
+//! add their own vote ([`orient_from_ranks`]): a "1" has less ink than an "8", a "7" less than a
+//! "2". On held-out designs (seeds 2026 / 777 / 77, boards with labels inside) they turned
+//! 95.7 / 93.2 / 96.0% of the boards right → 95.7 / 94.5 / 96.8%, and on 900 pictures of the
+//! training designs 94.3 → 94.9%, changing no board without labels (`fenlens eval --no-ranks`).
+//! The position's own evidence is then added at half weight
 //! ([`combine`]), so that letters misread on a tiny board do not turn a plain opening upside
 //! down. Without letters the position decides alone: pawns advance up the
 //! board, kings stay home, pieces start on their own side (the same score the FEN checker uses
@@ -19,6 +24,8 @@
 use fenlens_fen::orientation_score;
 use fenlens_fen::shakmaty::Board;
 use image::RgbImage;
+
+use imageproc::geometric_transformations::Projection;
 
 use crate::rectify::{board_to_picture, grey_level};
 
@@ -55,12 +62,23 @@ pub const POSITION_WEIGHT: f32 = 0.5;
 /// 98.6% / 96.6% / 99.1%, from 98.6% / 95.9% / 98.2%); weights 0.3-0.7 read the same, 1 lost two
 /// boards with letters inside on seed 2026.
 pub fn combine(by_letters: Orientation, by_position: Orientation) -> Orientation {
+    add_log_odds(by_letters, by_position, POSITION_WEIGHT)
+}
+
+/// Joins two independent readings of the labels (file letters and rank digits): their
+/// log-odds add.
+pub fn join_labels(first: Orientation, second: Orientation) -> Orientation {
+    add_log_odds(first, second, 1.0)
+}
+
+/// The decision whose log-odds (for flipped) are `a`'s plus `weight` times `b`'s.
+fn add_log_odds(a: Orientation, b: Orientation, weight: f32) -> Orientation {
     let log_odds = |o: Orientation| {
         let c = o.confidence.clamp(0.5, 0.999_999);
         let l = (c / (1.0 - c)).ln();
         if o.flipped { l } else { -l }
     };
-    let sum = log_odds(by_letters) + POSITION_WEIGHT * log_odds(by_position);
+    let sum = log_odds(a) + weight * log_odds(b);
     Orientation {
         flipped: sum > 0.0,
         confidence: 1.0 / (1.0 + (-sum.abs()).exp()),
@@ -140,41 +158,46 @@ fn ink_top(samples: &[f32], inside: bool) -> Option<f32> {
     Some(top as f32)
 }
 
+/// The grey levels of one region of the board, `LABEL_ROWS` by `LABEL_COLS` samples, between
+/// `left`-`right` across and `top`-`bottom` down in board units of one square (0-8); `None`
+/// where part of it lies outside the picture (points up to two pixels outside take the edge,
+/// for a located edge a little off).
+fn region_samples(
+    image: &RgbImage,
+    projection: &Projection,
+    (left, right): (f32, f32),
+    (top, bottom): (f32, f32),
+) -> Option<Vec<f32>> {
+    let (w, h) = image.dimensions();
+    let (far_right, far_bottom) = ((w - 1) as f32, (h - 1) as f32);
+    let mut samples = Vec::with_capacity(LABEL_ROWS * LABEL_COLS);
+    for r in 0..LABEL_ROWS {
+        for c in 0..LABEL_COLS {
+            let u = (left + (right - left) * (c as f32 + 0.5) / LABEL_COLS as f32) / 8.0;
+            let v = (top + (bottom - top) * (r as f32 + 0.5) / LABEL_ROWS as f32) / 8.0;
+            let (x, y) = *projection * (u, v);
+            let (x, y) = (x - 0.5, y - 0.5);
+            if !(x >= -2.0 && y >= -2.0 && x <= far_right + 2.0 && y <= far_bottom + 2.0) {
+                return None;
+            }
+            let (x, y) = (x.clamp(0.0, far_right), y.clamp(0.0, far_bottom));
+            samples.push(grey_level(
+                image.get_pixel(x.round() as u32, y.round() as u32).0,
+            ));
+        }
+    }
+    Some(samples)
+}
+
 /// Reads the orientation from file letters along the bottom edge, if they are drawn.
 pub fn orient_from_labels(image: &RgbImage, corners: [[f32; 2]; 4]) -> Option<Orientation> {
     let projection = board_to_picture(corners)?;
-    let (w, h) = image.dimensions();
-    // Points up to two pixels outside the picture (a located edge a little off) take the edge.
-    let grey_at = |x: f32, y: f32| -> Option<f32> {
-        let (right, bottom) = ((w - 1) as f32, (h - 1) as f32);
-        if !(x >= -2.0 && y >= -2.0 && x <= right + 2.0 && y <= bottom + 2.0) {
-            return None;
-        }
-        let (x, y) = (x.clamp(0.0, right), y.clamp(0.0, bottom));
-        Some(grey_level(
-            image.get_pixel(x.round() as u32, y.round() as u32).0,
-        ))
-    };
     let mut best: Option<Orientation> = None;
     for ((left, right), (top, bottom)) in LABEL_PLACES {
         let mut tops = [None; 8];
         for (column, slot) in tops.iter_mut().enumerate() {
-            let mut samples = Vec::with_capacity(LABEL_ROWS * LABEL_COLS);
-            for r in 0..LABEL_ROWS {
-                for c in 0..LABEL_COLS {
-                    let u = (column as f32
-                        + left
-                        + (right - left) * (c as f32 + 0.5) / LABEL_COLS as f32)
-                        / 8.0;
-                    let v = (top + (bottom - top) * (r as f32 + 0.5) / LABEL_ROWS as f32) / 8.0;
-                    let (x, y) = projection * (u, v);
-                    match grey_at(x - 0.5, y - 0.5) {
-                        Some(g) => samples.push(g),
-                        None => break,
-                    }
-                }
-            }
-            if samples.len() == LABEL_ROWS * LABEL_COLS {
+            let across = (column as f32 + left, column as f32 + right);
+            if let Some(samples) = region_samples(image, &projection, across, (top, bottom)) {
                 // Places starting above row 8 are inside the bottom row's squares.
                 *slot = ink_top(&samples, top < 8.0);
             }
@@ -210,6 +233,93 @@ pub fn orient_from_labels(image: &RgbImage, corners: [[f32; 2]; 4]) -> Option<Or
         let found = Orientation {
             flipped: turned > upright,
             confidence: 1.0 - 0.5f32.powi(majority - minority),
+        };
+        if best.is_none_or(|b| found.confidence > b.confidence) {
+            best = Some(found);
+        }
+    }
+    best
+}
+
+/// Where rank digits may be drawn inside the edge columns, in board units of one square: the
+/// column, and (left, right) within it; the digits sit in the square's top corner (top 2-30%).
+const RANK_PLACES: [(usize, (f32, f32)); 2] = [
+    // The left column's top-left corner (chess.com and others).
+    (0, (0.02, 0.32)),
+    // The right column's top-right corner (lichess).
+    (7, (0.68, 0.98)),
+];
+const RANK_TOP: (f32, f32) = (0.02, 0.30);
+
+/// How much ink a digit in one region has, in samples, or `None` when the region holds no
+/// label-like mark or a piece reaches into it (ink along the region's side towards the square's
+/// middle, or along its bottom). `inner_left`: the square's middle lies to the region's left.
+fn label_ink(samples: &[f32], inner_left: bool) -> Option<usize> {
+    let mut sorted = samples.to_vec();
+    sorted.sort_by(f32::total_cmp);
+    let background = sorted[sorted.len() / 2];
+    let mut deviations: Vec<f32> = samples.iter().map(|g| (g - background).abs()).collect();
+    deviations.sort_by(f32::total_cmp);
+    let contrast = deviations[deviations.len() * 97 / 100];
+    if contrast < 0.06 {
+        return None;
+    }
+    let is_ink =
+        |r: usize, c: usize| (samples[r * LABEL_COLS + c] - background).abs() > contrast * 0.5;
+    let border = LABEL_COLS / 8;
+    let inner_cols = if inner_left {
+        0..border
+    } else {
+        LABEL_COLS - border..LABEL_COLS
+    };
+    let spoiled = (0..LABEL_ROWS).any(|r| inner_cols.clone().any(|c| is_ink(r, c)))
+        || (LABEL_ROWS - LABEL_ROWS / 8..LABEL_ROWS).any(|r| (0..LABEL_COLS).any(|c| is_ink(r, c)));
+    if spoiled {
+        return None;
+    }
+    let ink = (0..LABEL_ROWS)
+        .flat_map(|r| (0..LABEL_COLS).map(move |c| (r, c)))
+        .filter(|&(r, c)| is_ink(r, c))
+        .count();
+    let fraction = ink as f32 / (LABEL_ROWS * LABEL_COLS) as f32;
+    (0.01..=0.4).contains(&fraction).then_some(ink)
+}
+
+/// One digit must have this much more ink than the other for their pair to vote.
+const INK_RATIO: f32 = 1.25;
+
+/// Reads the orientation from rank digits in the top corners of an edge column, if they are
+/// drawn. No digit is recognized: in any typeface a "1" has less ink than an "8" and a "7" less
+/// than a "2", so upright the top square's digit (8) outweighs the bottom one's (1) and the
+/// second from the bottom (2) the second from the top (7); flipped, the other way round.
+pub fn orient_from_ranks(image: &RgbImage, corners: [[f32; 2]; 4]) -> Option<Orientation> {
+    let projection = board_to_picture(corners)?;
+    let mut best: Option<Orientation> = None;
+    for (column, (left, right)) in RANK_PLACES {
+        let ink = |row: usize| {
+            let across = (column as f32 + left, column as f32 + right);
+            let down = (row as f32 + RANK_TOP.0, row as f32 + RANK_TOP.1);
+            region_samples(image, &projection, across, down)
+                .and_then(|samples| label_ink(&samples, column == 7))
+        };
+        // (the row that upright holds the inkier digit, the row that holds the lighter one)
+        let (mut upright, mut turned) = (0i32, 0i32);
+        for (heavy, light) in [(0, 7), (6, 1)] {
+            if let (Some(h), Some(l)) = (ink(heavy), ink(light)) {
+                let (h, l) = (h as f32, l as f32);
+                if h > l * INK_RATIO {
+                    upright += 1;
+                } else if l > h * INK_RATIO {
+                    turned += 1;
+                }
+            }
+        }
+        if upright.min(turned) > 0 || upright.max(turned) == 0 {
+            continue;
+        }
+        let found = Orientation {
+            flipped: turned > upright,
+            confidence: if upright.max(turned) == 2 { 0.9 } else { 0.75 },
         };
         if best.is_none_or(|b| found.confidence > b.confidence) {
             best = Some(found);
@@ -351,5 +461,43 @@ mod tests {
     fn no_labels_no_reading() {
         let (image, corners) = drawn(false, fenlens_render::Coords::None, "brown");
         assert_eq!(orient_from_labels(&image, corners), None);
+        assert_eq!(orient_from_ranks(&image, corners), None);
+    }
+
+    #[test]
+    fn rank_digits_inside_the_left_column_give_the_orientation() {
+        use fenlens_render::Coords;
+        // Pieces on the a-file stand beside some digits; the pairs they do not spoil still vote.
+        for (placement, theme) in [
+            (KINGS, "brown"),
+            (KINGS, "green"),
+            (KINGS, "light-grey"),
+            ("r3k3/p7/8/8/8/8/P7/R3K3", "blue"),
+        ] {
+            for flipped in [false, true] {
+                let (image, corners) = drawn_placement(placement, flipped, Coords::Inside, theme);
+                let read = orient_from_ranks(&image, corners)
+                    .unwrap_or_else(|| panic!("{placement} {theme} {flipped}: no digits read"));
+                assert_eq!(read.flipped, flipped, "{placement} {theme}");
+            }
+        }
+    }
+
+    #[test]
+    fn letters_and_digits_that_agree_are_surer_than_either() {
+        let upright = |confidence| Orientation {
+            flipped: false,
+            confidence,
+        };
+        let joined = join_labels(upright(0.9), upright(0.75));
+        assert!(!joined.flipped && joined.confidence > 0.95, "{joined:?}");
+        let split = join_labels(
+            upright(0.9),
+            Orientation {
+                flipped: true,
+                confidence: 0.75,
+            },
+        );
+        assert!(!split.flipped && split.confidence < 0.9, "{split:?}");
     }
 }

@@ -16,7 +16,7 @@ use crate::compose::{
 };
 use crate::decode::decode;
 use crate::locate::locate;
-use crate::orient::{combine, orient, orient_from_labels};
+use crate::orient::{combine, join_labels, orient, orient_from_labels, orient_from_ranks};
 use crate::prior;
 use crate::rectify::rectify;
 use crate::silhouette::silhouettes;
@@ -150,6 +150,7 @@ pub struct Recognizer {
     pool_alike: bool,
     position_prior: bool,
     weigh_facts: bool,
+    read_rank_digits: bool,
 }
 
 impl Recognizer {
@@ -166,6 +167,7 @@ impl Recognizer {
             pool_alike: true,
             position_prior: true,
             weigh_facts: true,
+            read_rank_digits: true,
         }
     }
 
@@ -194,6 +196,14 @@ impl Recognizer {
     /// see [`crate::compose::weigh_by_facts`]). Off measures the pipeline without it.
     pub fn with_fact_weighing(mut self, on: bool) -> Recognizer {
         self.weigh_facts = on;
+        self
+    }
+
+    /// Whether the orientation also reads the rank digits drawn inside an edge column (on by
+    /// default; see [`crate::orient::orient_from_ranks`]). Off measures the pipeline without
+    /// them.
+    pub fn with_rank_digits(mut self, on: bool) -> Recognizer {
+        self.read_rank_digits = on;
         self
     }
 
@@ -262,8 +272,16 @@ impl Recognizer {
             Flipped::No => (false, 1.0),
             Flipped::Auto => {
                 let by_position = orient(&as_displayed(&probabilities));
-                let o = match orient_from_labels(image, corners) {
-                    Some(by_letters) => combine(by_letters, by_position),
+                let by_ranks = self
+                    .read_rank_digits
+                    .then(|| orient_from_ranks(image, corners))
+                    .flatten();
+                let by_labels = match (orient_from_labels(image, corners), by_ranks) {
+                    (Some(letters), Some(ranks)) => Some(join_labels(letters, ranks)),
+                    (letters, ranks) => letters.or(ranks),
+                };
+                let o = match by_labels {
+                    Some(by_labels) => combine(by_labels, by_position),
                     None => by_position,
                 };
                 (o.flipped, o.confidence)

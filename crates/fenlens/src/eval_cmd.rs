@@ -71,6 +71,10 @@ pub struct EvalArgs {
     /// third rook; the default does; this measures the flags without it).
     #[arg(long)]
     no_facts: bool,
+    /// Do not read the orientation from rank digits inside an edge column (the default does;
+    /// this measures the orientation without them).
+    #[arg(long)]
+    no_ranks: bool,
     /// Count a square as flagged below this probability instead of the built-in threshold (to
     /// choose the threshold).
     #[arg(long, value_name = "P")]
@@ -190,7 +194,8 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         .with_symmetry_check(!args.no_symmetry)
         .with_alike_pooling(!args.no_alike)
         .with_position_prior(!args.no_prior)
-        .with_fact_weighing(!args.no_facts);
+        .with_fact_weighing(!args.no_facts)
+        .with_rank_digits(!args.no_ranks);
     let bar = progress_bar(entries.len() as u64, "evaluating");
     let started = Instant::now();
     let outcomes: Vec<(Vec<String>, Outcome)> = entries
