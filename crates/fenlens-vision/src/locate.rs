@@ -20,6 +20,10 @@
 //!
 //! Steps 1-4 run first with the large boxes only (a quarter of the work); when they give a sure
 //! board with large squares that is the answer, otherwise they run again with every box size.
+//! When that finds no board, the large boxes' board (if any) is taken: the small boxes add the
+//! junctions inside ornate or crowded pieces, which can outvote the lattice. On held-out designs
+//! (seeds 2026 / 777 / 77) boards found 99.2 / 99.5 / 99.7% → 100 / 99.8 / 100%, boards exact
+//! 79.3 / 75.3 / 81.0% → 79.8 / 75.5 / 81.0%.
 //!
 //! Assumes the board shows at least about a third of its inner corners. Pictures are shrunk to
 //! at most 1024 pixels for the search. When nothing fits: [`VisionError::NoBoard`].
@@ -788,10 +792,9 @@ fn large_box_junctions(integral: &Integral) -> Vec<Vec<Junction>> {
         .collect()
 }
 
-/// The board the large boxes alone find, when it is sure enough to skip the small boxes.
-fn sure_board(large: &[Vec<Junction>]) -> Option<Fit> {
-    best_fit(merge_junctions(large.iter()))
-        .filter(|fit| fit.matched >= SURE_MATCHED && fit.spacing >= SURE_SPACING)
+/// Whether a board the large boxes alone found is sure enough to skip the small boxes.
+fn is_sure(fit: &Fit) -> bool {
+    fit.matched >= SURE_MATCHED && fit.spacing >= SURE_SPACING
 }
 
 /// Merges junctions found at several scales (in the order given): one junction per place and
@@ -1000,15 +1003,20 @@ pub fn locate(image: &RgbImage) -> Result<Located, VisionError> {
     // Large boxes first: they are cheap (coarse steps) and enough for a board whose squares
     // are large, since the fit keeps only junctions found with boxes of at least an eighth of
     // a square. Small boxes, three quarters of the work, are searched only when that fails.
+    // When every box size together finds nothing (the small boxes add the many junctions of
+    // ornate pieces crowding a board), the large boxes' board, if any, is the answer.
     let large = large_box_junctions(&integral);
-    let best = match sure_board(&large) {
-        Some(fit) => fit,
-        None => {
+    let by_large = best_fit(merge_junctions(large.iter()));
+    let best = match by_large {
+        Some(fit) if is_sure(&fit) => fit,
+        _ => {
             let small: Vec<Vec<Junction>> = SCALES[..SMALL_SCALES]
                 .par_iter()
                 .map(|&scale| junctions_at(&integral, scale))
                 .collect();
-            best_fit(merge_junctions(small.iter().chain(&large))).ok_or(VisionError::NoBoard)?
+            best_fit(merge_junctions(small.iter().chain(&large)))
+                .or(by_large)
+                .ok_or(VisionError::NoBoard)?
         }
     };
     let (homography, edge_in_doubt) = shift_onto_board(best.homography, &gray, ww, wh);
@@ -1103,7 +1111,8 @@ mod tests {
         let (ww, wh) = (image.width() as usize, image.height() as usize);
         let gray: Vec<u8> = image.pixels().map(|p| p.0[1]).collect();
         let integral = Integral::new(&gray, ww, wh);
-        assert!(sure_board(&large_box_junctions(&integral)).is_some());
+        let large = large_box_junctions(&integral);
+        assert!(best_fit(merge_junctions(large.iter())).is_some_and(|fit| is_sure(&fit)));
         let located = locate(&image).unwrap();
         let expected = [[50.0, 70.0], [690.0, 70.0], [690.0, 710.0], [50.0, 710.0]];
         assert_corners_near(located.corners, expected);
