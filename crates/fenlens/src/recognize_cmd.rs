@@ -45,7 +45,7 @@ pub struct RecognizeArgs {
     #[arg(long, value_name = "SQUARE")]
     ep: Option<String>,
 
-    /// Black at the bottom: decide from the position (auto), or say so.
+    /// Black at the bottom: decide from the coordinates drawn and the position (auto), or say so.
     #[arg(long, value_enum, default_value_t = FlippedArg::Auto)]
     flipped: FlippedArg,
 
