@@ -2,6 +2,7 @@
 //! a screen, printed on a book page, or shrunk to a thumbnail. Each picture comes with exact
 //! ground truth for every board in it.
 
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use fenlens_fen::shakmaty::{Board, Square};
@@ -13,6 +14,7 @@ use resvg::tiny_skia::{
 };
 use serde::Serialize;
 
+use crate::RenderError;
 use crate::degrade::{self, Points};
 use crate::draw::{DrawnBoard, draw_board, pixmap_to_rgba};
 use crate::pieces::PieceSet;
@@ -93,6 +95,34 @@ impl Library {
             piece_sets: vec![Arc::new(PieceSet::builtin())],
             textures: Vec::new(),
         }
+    }
+
+    /// Adds the whole-board textures in `dir` (PNG and JPEG files, in name order; the
+    /// single-square tiles, whose names contain "squares", are not boards), as `fenlens render
+    /// --boards-dir` does.
+    pub fn add_textures(&mut self, dir: &Path) -> Result<(), RenderError> {
+        let entries = std::fs::read_dir(dir).map_err(|source| RenderError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                let whole_board = p
+                    .file_name()
+                    .is_some_and(|n| !n.to_string_lossy().contains("squares"));
+                let picture = matches!(
+                    p.extension().and_then(|e| e.to_str()),
+                    Some("png" | "jpg" | "jpeg")
+                );
+                whole_board && picture
+            })
+            .collect();
+        files.sort();
+        for file in files {
+            self.textures.push(BoardLook::texture(&file)?);
+        }
+        Ok(())
     }
 }
 

@@ -222,26 +222,7 @@ pub fn load_library(
         library.piece_sets = sets;
     }
     if let Some(dir) = boards_dir {
-        let entries =
-            std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))?;
-        let mut files: Vec<PathBuf> = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| {
-                let name = p
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                // Whole-board textures only: the single-square tiles are not boards.
-                matches!(
-                    p.extension().and_then(|e| e.to_str()),
-                    Some("png" | "jpg" | "jpeg")
-                ) && !name.contains("squares")
-            })
-            .collect();
-        files.sort();
-        for file in files {
-            library.textures.push(BoardLook::texture(&file)?);
-        }
+        library.add_textures(dir)?;
     }
     Ok(library)
 }

@@ -41,23 +41,7 @@ fn held_out_library() -> Option<Library> {
 fn held_out_dataset_library() -> Option<Library> {
     let mut library = held_out_library()?;
     let boards = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/boards/lichess");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(boards)
-        .ok()?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            matches!(
-                p.extension().and_then(|e| e.to_str()),
-                Some("png" | "jpg" | "jpeg")
-            ) && !name.contains("squares")
-        })
-        .collect();
-    files.sort();
-    for file in files {
-        library
-            .textures
-            .push(fenlens_render::BoardLook::texture(&file).ok()?);
-    }
+    library.add_textures(&boards).ok()?;
     Some(library)
 }
 
@@ -192,14 +176,7 @@ fn boards_the_small_boxes_hid_are_found() {
     let options = DatasetOptions {
         count: 600,
         seed: 2026,
-        mix: vec![
-            Category::Clean,
-            Category::Overlay,
-            Category::Screenshot,
-            Category::Photo,
-            Category::Book,
-            Category::Small,
-        ],
+        mix: Category::ALL.to_vec(),
         library,
     };
     let dir = temp_dir("hidden");
