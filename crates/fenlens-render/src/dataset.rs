@@ -99,7 +99,7 @@ pub fn generate(
     let images = dir.join("images");
     std::fs::create_dir_all(&images).map_err(|source| RenderError::Io {
         path: images.clone(),
-        source,
+        cause: source,
     })?;
     let entries = (0..options.count)
         .into_par_iter()
@@ -108,7 +108,10 @@ pub fn generate(
             let (bytes, extension) = encode(&sample)?;
             let file = format!("images/{index:06}.{extension}");
             let path = dir.join(&file);
-            std::fs::write(&path, bytes).map_err(|source| RenderError::Io { path, source })?;
+            std::fs::write(&path, bytes).map_err(|source| RenderError::Io {
+                path,
+                cause: source,
+            })?;
             progress();
             let main = &sample.boards[0];
             Ok(ManifestEntry {
@@ -131,19 +134,19 @@ pub fn generate(
     let mut out = std::io::BufWriter::new(std::fs::File::create(&manifest).map_err(|source| {
         RenderError::Io {
             path: manifest.clone(),
-            source,
+            cause: source,
         }
     })?);
     for entry in &entries {
         let line = serde_json::to_string(entry).map_err(|e| RenderError::Invalid(e.to_string()))?;
         writeln!(out, "{line}").map_err(|source| RenderError::Io {
             path: manifest.clone(),
-            source,
+            cause: source,
         })?;
     }
     out.flush().map_err(|source| RenderError::Io {
         path: manifest,
-        source,
+        cause: source,
     })?;
     Ok(entries)
 }

@@ -33,12 +33,12 @@ pub use style::{BoardLook, BoardStyle, Coords};
 #[derive(Debug, thiserror::Error)]
 pub enum RenderError {
     /// A file could not be read or written.
-    #[error("{path}: {source}")]
+    #[error("{path}: {cause}")]
     Io {
         /// The file.
         path: PathBuf,
-        /// Why.
-        source: std::io::Error,
+        /// Why (in the message, not as a source, so that a chain of errors names it once).
+        cause: std::io::Error,
     },
     /// An SVG drawing could not be parsed.
     #[error("{what}: not a usable SVG drawing: {message}")]

@@ -107,7 +107,7 @@ impl PieceSet {
             let path = dir.join(file_name(piece));
             let text = std::fs::read_to_string(&path).map_err(|source| RenderError::Io {
                 path: path.clone(),
-                source,
+                cause: source,
             })?;
             sources.push(text);
         }
@@ -236,7 +236,7 @@ fn graft(top: &Pixmap, bottom: &Pixmap, cut: f32) -> Pixmap {
 pub fn list_sets(root: &Path) -> Result<Vec<std::path::PathBuf>, RenderError> {
     let entries = std::fs::read_dir(root).map_err(|source| RenderError::Io {
         path: root.to_path_buf(),
-        source,
+        cause: source,
     })?;
     let mut sets: Vec<_> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))

@@ -103,7 +103,7 @@ impl Library {
     pub fn add_textures(&mut self, dir: &Path) -> Result<(), RenderError> {
         let entries = std::fs::read_dir(dir).map_err(|source| RenderError::Io {
             path: dir.to_path_buf(),
-            source,
+            cause: source,
         })?;
         let mut files: Vec<PathBuf> = entries
             .filter_map(|e| e.ok().map(|e| e.path()))
@@ -1022,6 +1022,39 @@ fn small(rng: &mut impl RngExt, library: &Library) -> Sample {
 mod tests {
     use super::*;
     use rand::SeedableRng;
+
+    #[test]
+    fn textures_are_the_whole_board_pictures_of_a_folder() {
+        let dir = std::env::temp_dir().join(format!("fenlens-textures-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let picture = image::RgbImage::from_pixel(8, 8, image::Rgb([200, 150, 100]));
+        picture.save(dir.join("wood.png")).unwrap();
+        picture.save(dir.join("wood-squares.png")).unwrap();
+        std::fs::write(dir.join("LICENSE.txt"), "not a picture").unwrap();
+        let mut library = Library::builtin();
+        library.add_textures(&dir).unwrap();
+        std::fs::remove_dir_all(&dir).ok();
+        let names: Vec<String> = library
+            .textures
+            .iter()
+            .map(|look| match look {
+                BoardLook::Texture { name, .. } => name.clone(),
+                _ => String::new(),
+            })
+            .collect();
+        assert_eq!(names, ["wood"]);
+
+        // A missing folder names itself and its reason once: the reason is in the message,
+        // not repeated as the error's source.
+        let missing = dir.join("missing");
+        let error = library.add_textures(&missing).unwrap_err();
+        let message = error.to_string();
+        assert!(
+            message.starts_with(&missing.display().to_string()),
+            "{message}"
+        );
+        assert!(std::error::Error::source(&error).is_none());
+    }
 
     #[test]
     fn every_category_renders_with_corners_inside_the_picture() {
