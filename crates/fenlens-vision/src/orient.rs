@@ -484,6 +484,20 @@ mod tests {
     }
 
     #[test]
+    fn rank_digits_inside_the_right_column_give_the_orientation() {
+        use fenlens_render::Coords;
+        // Mirrored left to right, the digits stand in the right column's top-right corners (as
+        // lichess draws them), each in its row as before; a digit's ink does not change.
+        for flipped in [false, true] {
+            let (image, corners) = drawn(flipped, Coords::Inside, "brown");
+            let mirrored = image::imageops::flip_horizontal(&image);
+            let read = orient_from_ranks(&mirrored, corners)
+                .unwrap_or_else(|| panic!("{flipped}: no digits read on the right"));
+            assert_eq!(read.flipped, flipped);
+        }
+    }
+
+    #[test]
     fn letters_and_digits_that_agree_are_surer_than_either() {
         let upright = |confidence| Orientation {
             flipped: false,
