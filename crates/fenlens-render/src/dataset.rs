@@ -97,9 +97,9 @@ pub fn generate(
         return Err(RenderError::Invalid("the mix names no category".into()));
     }
     let images = dir.join("images");
-    std::fs::create_dir_all(&images).map_err(|source| RenderError::Io {
+    std::fs::create_dir_all(&images).map_err(|cause| RenderError::Io {
         path: images.clone(),
-        cause: source,
+        cause,
     })?;
     let entries = (0..options.count)
         .into_par_iter()
@@ -108,10 +108,7 @@ pub fn generate(
             let (bytes, extension) = encode(&sample)?;
             let file = format!("images/{index:06}.{extension}");
             let path = dir.join(&file);
-            std::fs::write(&path, bytes).map_err(|source| RenderError::Io {
-                path,
-                cause: source,
-            })?;
+            std::fs::write(&path, bytes).map_err(|cause| RenderError::Io { path, cause })?;
             progress();
             let main = &sample.boards[0];
             Ok(ManifestEntry {
@@ -131,22 +128,22 @@ pub fn generate(
         })
         .collect::<Result<Vec<_>, RenderError>>()?;
     let manifest = dir.join("manifest.jsonl");
-    let mut out = std::io::BufWriter::new(std::fs::File::create(&manifest).map_err(|source| {
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&manifest).map_err(|cause| {
         RenderError::Io {
             path: manifest.clone(),
-            cause: source,
+            cause,
         }
     })?);
     for entry in &entries {
         let line = serde_json::to_string(entry).map_err(|e| RenderError::Invalid(e.to_string()))?;
-        writeln!(out, "{line}").map_err(|source| RenderError::Io {
+        writeln!(out, "{line}").map_err(|cause| RenderError::Io {
             path: manifest.clone(),
-            cause: source,
+            cause,
         })?;
     }
-    out.flush().map_err(|source| RenderError::Io {
+    out.flush().map_err(|cause| RenderError::Io {
         path: manifest,
-        cause: source,
+        cause,
     })?;
     Ok(entries)
 }

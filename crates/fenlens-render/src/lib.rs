@@ -21,7 +21,7 @@ pub mod style;
 pub mod svg;
 pub mod text;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 pub use dataset::{DatasetOptions, ManifestEntry, generate};
 pub use draw::{DrawnBoard, draw_board};
@@ -63,3 +63,20 @@ pub enum RenderError {
 
 /// The SVG renderer, re-exported for callers that handle its pixmaps.
 pub use resvg;
+
+/// The entries of a folder that `keep` accepts, sorted by path.
+pub(crate) fn sorted_entries(
+    dir: &Path,
+    keep: impl Fn(&Path) -> bool,
+) -> Result<Vec<PathBuf>, RenderError> {
+    let entries = std::fs::read_dir(dir).map_err(|cause| RenderError::Io {
+        path: dir.to_path_buf(),
+        cause,
+    })?;
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| keep(p))
+        .collect();
+    paths.sort();
+    Ok(paths)
+}

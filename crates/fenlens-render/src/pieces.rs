@@ -105,9 +105,9 @@ impl PieceSet {
         let mut sources = Vec::with_capacity(12);
         for piece in PIECES {
             let path = dir.join(file_name(piece));
-            let text = std::fs::read_to_string(&path).map_err(|source| RenderError::Io {
+            let text = std::fs::read_to_string(&path).map_err(|cause| RenderError::Io {
                 path: path.clone(),
-                cause: source,
+                cause,
             })?;
             sources.push(text);
         }
@@ -234,16 +234,9 @@ fn graft(top: &Pixmap, bottom: &Pixmap, cut: f32) -> Pixmap {
 
 /// Lists the piece-set folders under `root` (folders holding all twelve drawings), sorted.
 pub fn list_sets(root: &Path) -> Result<Vec<std::path::PathBuf>, RenderError> {
-    let entries = std::fs::read_dir(root).map_err(|source| RenderError::Io {
-        path: root.to_path_buf(),
-        cause: source,
-    })?;
-    let mut sets: Vec<_> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_dir() && PIECES.iter().all(|&pc| p.join(file_name(pc)).is_file()))
-        .collect();
-    sets.sort();
-    Ok(sets)
+    crate::sorted_entries(root, |p| {
+        p.is_dir() && PIECES.iter().all(|&pc| p.join(file_name(pc)).is_file())
+    })
 }
 
 #[cfg(test)]

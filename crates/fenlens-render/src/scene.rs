@@ -2,7 +2,7 @@
 //! a screen, printed on a book page, or shrunk to a thumbnail. Each picture comes with exact
 //! ground truth for every board in it.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use fenlens_fen::shakmaty::{Board, Square};
@@ -101,24 +101,16 @@ impl Library {
     /// single-square tiles, whose names contain "squares", are not boards), as `fenlens render
     /// --boards-dir` does.
     pub fn add_textures(&mut self, dir: &Path) -> Result<(), RenderError> {
-        let entries = std::fs::read_dir(dir).map_err(|source| RenderError::Io {
-            path: dir.to_path_buf(),
-            cause: source,
+        let files = crate::sorted_entries(dir, |p| {
+            let whole_board = p
+                .file_name()
+                .is_some_and(|n| !n.to_string_lossy().contains("squares"));
+            let picture = matches!(
+                p.extension().and_then(|e| e.to_str()),
+                Some("png" | "jpg" | "jpeg")
+            );
+            whole_board && picture
         })?;
-        let mut files: Vec<PathBuf> = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| {
-                let whole_board = p
-                    .file_name()
-                    .is_some_and(|n| !n.to_string_lossy().contains("squares"));
-                let picture = matches!(
-                    p.extension().and_then(|e| e.to_str()),
-                    Some("png" | "jpg" | "jpeg")
-                );
-                whole_board && picture
-            })
-            .collect();
-        files.sort();
         for file in files {
             self.textures.push(BoardLook::texture(&file)?);
         }

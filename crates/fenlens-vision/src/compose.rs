@@ -25,7 +25,7 @@ use fenlens_fen::shakmaty::{Board, Color, Role, Square};
 
 #[cfg(test)]
 use crate::classify::class_char;
-use crate::classify::{CLASSES, best_class, class_piece, piece_class};
+use crate::classify::{CLASSES, best_class, class_piece, piece_class, renormalize};
 
 /// A square whose best class has less probability than this is reported as uncertain.
 pub const UNCERTAIN_BELOW: f32 = 0.9;
@@ -213,8 +213,9 @@ fn fact_cost(readings: &[SquareReading]) -> f32 {
 /// promotion explains loses as much as that raises the board's cost (`fact_cost`); one that
 /// would mend such a fault gains as much. The chosen classes stay as they are.
 pub fn weigh_by_facts(readings: &mut [SquareReading]) {
+    // The cost reads only the classes, so each square's probabilities can be replaced as soon
+    // as they are weighed.
     let base = fact_cost(readings);
-    let mut weighed = Vec::with_capacity(readings.len());
     for i in 0..readings.len() {
         let chosen = readings[i].class;
         let mut p = readings[i].probabilities;
@@ -227,16 +228,8 @@ pub fn weigh_by_facts(readings: &mut [SquareReading]) {
             *v *= (-rise).exp();
         }
         readings[i].class = chosen;
-        let total: f32 = p.iter().sum();
-        if total > 0.0 {
-            for v in &mut p {
-                *v /= total;
-            }
-        }
-        weighed.push(p);
-    }
-    for (r, p) in readings.iter_mut().zip(weighed) {
-        r.probabilities = p;
+        renormalize(&mut p);
+        readings[i].probabilities = p;
     }
 }
 

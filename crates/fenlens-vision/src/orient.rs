@@ -101,6 +101,22 @@ const LABEL_PLACES: [((f32, f32), (f32, f32)); 4] = [
     ((0.15, 0.85), (8.03, 8.75)),
 ];
 
+/// The background grey of a label region: its median sample.
+fn median_grey(samples: &[f32]) -> f32 {
+    let mut sorted = samples.to_vec();
+    sorted.sort_by(f32::total_cmp);
+    sorted[sorted.len() / 2]
+}
+
+/// How far from the background a sample must be to count as ink: half the region's contrast
+/// (the 97th percentile of the `deviations` from the background), or `None` when that contrast
+/// is too faint for a label.
+fn ink_threshold(mut deviations: Vec<f32>) -> Option<f32> {
+    deviations.sort_by(f32::total_cmp);
+    let contrast = deviations[deviations.len() * 97 / 100];
+    (contrast >= 0.06).then_some(contrast * 0.5)
+}
+
 /// The top of the ink in one label region, in sampled rows, or `None` when nothing that looks
 /// like a label is there.
 ///
@@ -109,9 +125,7 @@ const LABEL_PLACES: [((f32, f32), (f32, f32)); 4] = [
 /// region's lower two thirds. Below the board nothing but labels and lines is drawn: rows
 /// inked at the region's top (the board's edge line) are skipped up to the first empty row.
 fn ink_top(samples: &[f32], inside: bool) -> Option<f32> {
-    let mut sorted = samples.to_vec();
-    sorted.sort_by(f32::total_cmp);
-    let background = sorted[sorted.len() / 2];
+    let background = median_grey(samples);
     let at = |r: usize, c: usize| samples[r * LABEL_COLS + c];
     let free: Vec<usize> = (0..LABEL_COLS)
         .filter(|&c| !inside || (0..LABEL_ROWS / 4).all(|r| (at(r, c) - background).abs() < 0.06))
@@ -119,17 +133,13 @@ fn ink_top(samples: &[f32], inside: bool) -> Option<f32> {
     if free.len() < LABEL_COLS / 4 {
         return None;
     }
-    let mut deviations: Vec<f32> = free
-        .iter()
-        .flat_map(|&c| (0..LABEL_ROWS).map(move |r| (r, c)))
-        .map(|(r, c)| (at(r, c) - background).abs())
-        .collect();
-    deviations.sort_by(f32::total_cmp);
-    let contrast = deviations[deviations.len() * 97 / 100];
-    if contrast < 0.06 {
-        return None;
-    }
-    let is_ink = |r: usize, c: usize| (at(r, c) - background).abs() > contrast * 0.5;
+    let threshold = ink_threshold(
+        free.iter()
+            .flat_map(|&c| (0..LABEL_ROWS).map(move |r| (r, c)))
+            .map(|(r, c)| (at(r, c) - background).abs())
+            .collect(),
+    )?;
+    let is_ink = |r: usize, c: usize| (at(r, c) - background).abs() > threshold;
     let inked = free
         .iter()
         .flat_map(|&c| (0..LABEL_ROWS).map(move |r| (r, c)))
@@ -255,17 +265,9 @@ const RANK_TOP: (f32, f32) = (0.02, 0.30);
 /// label-like mark or a piece reaches into it (ink along the region's side towards the square's
 /// middle, or along its bottom). `inner_left`: the square's middle lies to the region's left.
 fn label_ink(samples: &[f32], inner_left: bool) -> Option<usize> {
-    let mut sorted = samples.to_vec();
-    sorted.sort_by(f32::total_cmp);
-    let background = sorted[sorted.len() / 2];
-    let mut deviations: Vec<f32> = samples.iter().map(|g| (g - background).abs()).collect();
-    deviations.sort_by(f32::total_cmp);
-    let contrast = deviations[deviations.len() * 97 / 100];
-    if contrast < 0.06 {
-        return None;
-    }
-    let is_ink =
-        |r: usize, c: usize| (samples[r * LABEL_COLS + c] - background).abs() > contrast * 0.5;
+    let background = median_grey(samples);
+    let threshold = ink_threshold(samples.iter().map(|g| (g - background).abs()).collect())?;
+    let is_ink = |r: usize, c: usize| (samples[r * LABEL_COLS + c] - background).abs() > threshold;
     let border = LABEL_COLS / 8;
     let inner_cols = if inner_left {
         0..border

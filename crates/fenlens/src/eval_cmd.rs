@@ -11,6 +11,7 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use fenlens_fen::shakmaty::{Board, Square};
 use fenlens_vision::classify::{class_char, piece_class};
+use fenlens_vision::compose::UNCERTAIN_BELOW;
 use fenlens_vision::{Options, Recognizer};
 use rayon::prelude::*;
 use serde::Deserialize;
@@ -396,10 +397,8 @@ fn evaluate(recognizer: &Recognizer, args: &EvalArgs, entry: &Entry) -> Outcome 
             None => (entry.placement.as_str(), entry.flipped, entry.corners),
         };
         let truth = parse_board(placement).ok_or("bad placement in manifest")?;
-        let uncertain: Vec<Square> = match args.uncertain_below {
-            Some(threshold) => recognition.uncertain_below(threshold),
-            None => recognition.uncertain(),
-        };
+        let uncertain: Vec<Square> =
+            recognition.uncertain_below(args.uncertain_below.unwrap_or(UNCERTAIN_BELOW));
         let wrong: Vec<Wrong> = Square::ALL
             .into_iter()
             .filter_map(|sq| {
