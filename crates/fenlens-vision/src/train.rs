@@ -42,6 +42,17 @@ pub struct TrainOptions {
     pub max_stroke: i8,
     /// Piece sets and textures to render with.
     pub library: Library,
+    /// Threads rendering training boards (1: the shipped recipe's data stream; more keep a
+    /// many-core machine's training from waiting on the renderer, with another stream).
+    pub render_threads: usize,
+    /// Where to write the weights every `save_every` steps while training (`None`: only the
+    /// returned bytes at the end), so that a run stopped early leaves its latest weights.
+    pub checkpoint: Option<(std::path::PathBuf, usize)>,
+    /// Go on from saved weights at this step (`None`: start from scratch at step 0). The
+    /// learning rate follows the schedule from that step; the optimizer's moments start afresh,
+    /// and the data stream is another one (its seed mixes in the step), so a resumed run does
+    /// not repeat the boards its first part saw.
+    pub resume: Option<(std::path::PathBuf, usize)>,
 }
 
 /// One training board: 64 crops and their classes.
@@ -216,30 +227,47 @@ fn gamma(image: &mut RgbImage, gamma: f32) {
     }
 }
 
-/// Starts the prefetch thread: batches of `boards` boards, forever (until the receiver drops).
+/// Starts `threads` prefetch threads: batches of `boards` boards, forever (until the receiver
+/// drops). Thread `k` renders batches `k`, `k + threads`, `k + 2 * threads`, ... from its own
+/// random stream (seed `seed + k * 7919`), and the batches are handed out in that order, so a
+/// seed and a thread count give the same data however the threads are scheduled. One thread
+/// gives the stream of the shipped recipe.
 fn prefetch(
     library: Library,
     seed: u64,
     boards: usize,
     max_stroke: i8,
-) -> Receiver<(Vec<f32>, Vec<u32>)> {
-    let (sender, receiver) = sync_channel(8);
-    std::thread::spawn(move || {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        loop {
-            let mut crops = Vec::with_capacity(boards * 64 * CROP * CROP);
-            let mut labels = Vec::with_capacity(boards * 64);
-            for _ in 0..boards {
-                let board = training_board(&mut rng, &library, max_stroke);
-                crops.extend(board.crops);
-                labels.extend(board.labels);
-            }
-            if sender.send((crops, labels)).is_err() {
-                return;
-            }
-        }
-    });
-    receiver
+    threads: usize,
+) -> impl FnMut() -> Option<(Vec<f32>, Vec<u32>)> {
+    let threads = threads.max(1);
+    let receivers: Vec<Receiver<(Vec<f32>, Vec<u32>)>> = (0..threads)
+        .map(|k| {
+            let (sender, receiver) = sync_channel(8usize.div_ceil(threads).max(2));
+            let library = library.clone();
+            std::thread::spawn(move || {
+                let mut rng = ChaCha8Rng::seed_from_u64(seed.wrapping_add(k as u64 * 7919));
+                loop {
+                    let mut crops = Vec::with_capacity(boards * 64 * CROP * CROP);
+                    let mut labels = Vec::with_capacity(boards * 64);
+                    for _ in 0..boards {
+                        let board = training_board(&mut rng, &library, max_stroke);
+                        crops.extend(board.crops);
+                        labels.extend(board.labels);
+                    }
+                    if sender.send((crops, labels)).is_err() {
+                        return;
+                    }
+                }
+            });
+            receiver
+        })
+        .collect();
+    let mut next = 0;
+    move || {
+        let batch = receivers[next].recv().ok();
+        next = (next + 1) % receivers.len();
+        batch
+    }
 }
 
 /// Progress of training, reported every few steps.
@@ -259,9 +287,18 @@ pub fn train(
 ) -> Result<Vec<u8>, VisionError> {
     let err = |e: candle_core::Error| VisionError::Model(e.to_string());
     let device = Device::Cpu;
-    let varmap = VarMap::new();
+    let mut varmap = VarMap::new();
     let vb = VarBuilder::from_varmap(&varmap, DType::F32, &device);
     let net = SquareNet::new(vb, options.shape).map_err(err)?;
+    let first_step = match &options.resume {
+        Some((path, step)) => {
+            varmap
+                .load(path)
+                .map_err(|e| VisionError::Model(format!("{}: {e}", path.display())))?;
+            (*step).min(options.steps)
+        }
+        None => 0,
+    };
     let mut optimizer = AdamW::new(
         varmap.all_vars(),
         ParamsAdamW {
@@ -271,21 +308,23 @@ pub fn train(
         },
     )
     .map_err(err)?;
-    let batches = prefetch(
+    let mut next_batch = prefetch(
         options.library.clone(),
-        options.seed,
+        options
+            .seed
+            .wrapping_add((first_step as u64).wrapping_mul(1_000_003)),
         options.boards_per_step,
         options.max_stroke,
+        options.render_threads,
     );
     let (mut loss_sum, mut correct, mut seen, mut interval) = (0.0f32, 0usize, 0usize, 0usize);
-    for step in 0..options.steps {
+    for step in first_step..options.steps {
         let progress = step as f64 / options.steps.max(1) as f64;
         let lr = options.learning_rate
             * (0.05 + 0.95 * 0.5 * (1.0 + (std::f64::consts::PI * progress).cos()));
         optimizer.set_learning_rate(lr);
-        let (crops, labels) = batches
-            .recv()
-            .map_err(|_| VisionError::Model("the data thread stopped".into()))?;
+        let (crops, labels) =
+            next_batch().ok_or_else(|| VisionError::Model("a data thread stopped".into()))?;
         let n = labels.len();
         let input = Tensor::from_vec(crops, (n, 1, CROP, CROP), &device).map_err(err)?;
         let target = Tensor::from_vec(labels.clone(), n, &device).map_err(err)?;
@@ -313,13 +352,140 @@ pub fn train(
             });
             (loss_sum, correct, seen, interval) = (0.0, 0, 0, 0);
         }
+        if let Some((path, every)) = &options.checkpoint
+            && *every > 0
+            && (step + 1) % every == 0
+            && step + 1 < options.steps
+        {
+            save_checkpoint(&varmap, path)?;
+        }
     }
+    weights_bytes(&varmap)
+}
+
+/// The variables' current values as safetensors bytes.
+fn weights_bytes(varmap: &VarMap) -> Result<Vec<u8>, VisionError> {
     let path = std::env::temp_dir().join(format!(
-        "fenlens-weights-{}.safetensors",
-        std::process::id()
+        "fenlens-weights-{}-{:?}.safetensors",
+        std::process::id(),
+        std::thread::current().id()
     ));
-    varmap.save(&path).map_err(err)?;
+    varmap
+        .save(&path)
+        .map_err(|e| VisionError::Model(e.to_string()))?;
     let bytes = std::fs::read(&path).map_err(|e| VisionError::Model(e.to_string()))?;
     let _ = std::fs::remove_file(&path);
     Ok(bytes)
+}
+
+/// Writes the current weights to `path` through a temporary file beside it, so that a reader
+/// never sees half a file.
+fn save_checkpoint(varmap: &VarMap, path: &std::path::Path) -> Result<(), VisionError> {
+    let bytes = weights_bytes(varmap)?;
+    let partial = path.with_extension("partial");
+    let io = |e: std::io::Error| VisionError::Model(format!("{}: {e}", path.display()));
+    std::fs::write(&partial, bytes).map_err(io)?;
+    std::fs::rename(&partial, path).map_err(io)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tiny_options(steps: usize) -> TrainOptions {
+        TrainOptions {
+            steps,
+            boards_per_step: 1,
+            learning_rate: 0.002,
+            seed: 11,
+            shape: NetShape {
+                channels: [2, 2, 2],
+                hidden: 4,
+            },
+            max_stroke: 1,
+            library: Library::builtin(),
+            render_threads: 1,
+            checkpoint: None,
+            resume: None,
+        }
+    }
+
+    /// Every tensor of safetensors bytes by name (the header's order varies between saves).
+    fn tensors(bytes: &[u8]) -> std::collections::BTreeMap<String, Vec<f32>> {
+        candle_core::safetensors::load_buffer(bytes, &Device::Cpu)
+            .expect("safetensors")
+            .into_iter()
+            .map(|(name, t)| {
+                let values = t.flatten_all().and_then(|t| t.to_vec1::<f32>());
+                (name, values.expect("f32 values"))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn one_render_thread_gives_the_seeds_own_stream() {
+        let library = Library::builtin();
+        let mut next = prefetch(library.clone(), 5, 1, 1, 1);
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        for _ in 0..2 {
+            let (crops, labels) = next().expect("a batch");
+            let board = training_board(&mut rng, &library, 1);
+            assert_eq!(labels, board.labels);
+            assert_eq!(crops, board.crops);
+        }
+    }
+
+    #[test]
+    fn several_render_threads_hand_out_batches_in_a_fixed_order() {
+        let library = Library::builtin();
+        let mut first = prefetch(library.clone(), 5, 1, 1, 3);
+        let mut second = prefetch(library.clone(), 5, 1, 1, 3);
+        let batches: Vec<_> = (0..4).map(|_| first().expect("a batch")).collect();
+        for batch in &batches {
+            assert_eq!(&second().expect("a batch"), batch);
+        }
+        // Thread 1's stream comes second, and it is not thread 0's.
+        let mut rng = ChaCha8Rng::seed_from_u64(5 + 7919);
+        assert_eq!(batches[1].1, training_board(&mut rng, &library, 1).labels);
+        assert_ne!(batches[0].0, batches[1].0);
+    }
+
+    #[test]
+    fn a_checkpoint_is_written_and_training_goes_on_from_it() {
+        let dir = std::env::temp_dir().join(format!("fenlens-train-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a temporary folder");
+        let path = dir.join("net.safetensors");
+        let mut options = tiny_options(3);
+        options.checkpoint = Some((path.clone(), 2));
+        let mut reported = Vec::new();
+        let finished = train(&options, |p| reported.push(p.step)).expect("training");
+        assert_eq!(reported, vec![3]);
+        let checkpoint = std::fs::read(&path).expect("the checkpoint after step 2");
+        assert_ne!(
+            tensors(&checkpoint),
+            tensors(&finished),
+            "the checkpoint is step 2's, not the end's"
+        );
+
+        // Nothing left to do: the resumed run returns the saved weights unchanged.
+        let mut resumed = tiny_options(2);
+        resumed.resume = Some((path.clone(), 2));
+        let again = tensors(&train(&resumed, |_| {}).expect("resumed"));
+        let saved = tensors(&checkpoint);
+        assert_eq!(again, saved);
+
+        // One more step from the checkpoint changes them.
+        let mut resumed = tiny_options(3);
+        resumed.resume = Some((path.clone(), 2));
+        let stepped = tensors(&train(&resumed, |_| {}).expect("resumed"));
+        assert_ne!(stepped, saved);
+
+        // Weights of another shape are refused with the file's name.
+        let mut other = tiny_options(3);
+        other.shape.hidden = 5;
+        other.resume = Some((path.clone(), 2));
+        let error = train(&other, |_| {}).expect_err("a shape mismatch");
+        assert!(error.to_string().contains("net.safetensors"), "{error}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -63,6 +63,23 @@ pub struct TrainArgs {
     /// models/README.md).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(i8).range(1..=2))]
     max_stroke: i8,
+    /// Threads rendering training boards. 1 (the default) gives the data stream of the shipped
+    /// recipe; on a machine with many cores, 2-3 keep the network from waiting on the renderer
+    /// (another stream, as deterministic: a seed and a thread count give the same data).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
+    render_threads: u16,
+    /// Also write the weights to the output file every N steps while training, so that a run
+    /// stopped early leaves its latest weights (0: only at the end).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    save_every: usize,
+    /// Go on from these weights (a run stopped early, see --save-every) instead of starting
+    /// afresh; needs --from-step. The optimizer's moments start afresh.
+    #[arg(long, value_name = "WEIGHTS", requires = "from_step")]
+    resume: Option<PathBuf>,
+    /// The step the --resume weights were saved at: training runs from there to --steps, on
+    /// the same learning-rate schedule.
+    #[arg(long, value_name = "STEP", requires = "resume")]
+    from_step: Option<usize>,
 }
 
 /// Runs `fenlens train`.
@@ -108,7 +125,13 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
         learning_rate: args.learning_rate,
         seed: args.seed,
         library,
+        render_threads: usize::from(args.render_threads),
+        checkpoint: (args.save_every > 0).then(|| (args.output.clone(), args.save_every)),
+        resume: args.resume.clone().zip(args.from_step),
     };
+    if let Some(parent) = args.output.parent() {
+        std::fs::create_dir_all(parent).ok();
+    }
     let bar = progress_bar(args.steps as u64, "training");
     let started = Instant::now();
     let weights = train(&options, |p| {
@@ -127,9 +150,6 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
         }
     })?;
     bar.finish_and_clear();
-    if let Some(parent) = args.output.parent() {
-        std::fs::create_dir_all(parent).ok();
-    }
     std::fs::write(&args.output, weights)
         .with_context(|| format!("writing {}", args.output.display()))?;
     eprintln!(
