@@ -16,7 +16,8 @@
 //!    one square on each side to the board's outer corners;
 //! 5. checks the fit's edge lines: where the first line of squares does not alternate light and
 //!    dark like the board (a bar, a margin) while the line beyond the opposite edge does, the
-//!    fit has slid a square off the board and is moved back (`shift_onto_board`).
+//!    fit has slid a square off the board and is moved back (`shift_onto_board`). A line of
+//!    the fit that leaves the picture counts as off the board.
 //!
 //! Steps 1-4 run first with the large boxes only (a quarter of the work); when they give a sure
 //! board with large squares that is the answer, otherwise they run again with every box size.
@@ -877,6 +878,8 @@ const BEYOND_ON_BOARD: f32 = 0.6;
 /// half the board's light-dark difference: squares much lighter or darker than the board's are
 /// not the board's (text beside a low-contrast board alternates by chance).
 const BEYOND_MOST: f32 = 3.0;
+/// Fewest of the fit's 64 squares inside the picture for the edge check to act.
+const MIN_SQUARES_INSIDE: usize = 48;
 /// Fewest grey levels between the board's light and dark squares for the edge check to act.
 const EDGE_MIN_CONTRAST: f32 = 6.0;
 
@@ -924,8 +927,10 @@ fn shift_onto_board(h: Homography, gray: &[u8], width: usize, height: usize) -> 
     let mut dark = Vec::with_capacity(32);
     for row in 0..8 {
         for column in 0..8 {
+            // A square outside the picture tells nothing about the board's greys (the lines
+            // it is on count as off the board, below).
             let Some(g) = background(column, row) else {
-                return (h, false);
+                continue;
             };
             if (column + row) % 2 == 0 {
                 light.push(g);
@@ -933,6 +938,9 @@ fn shift_onto_board(h: Homography, gray: &[u8], width: usize, height: usize) -> 
                 dark.push(g);
             }
         }
+    }
+    if light.len() + dark.len() < MIN_SQUARES_INSIDE || light.is_empty() || dark.is_empty() {
+        return (h, false);
     }
     let median = |v: &mut Vec<f32>| {
         v.sort_by(f32::total_cmp);
@@ -961,8 +969,14 @@ fn shift_onto_board(h: Homography, gray: &[u8], width: usize, height: usize) -> 
         }
         Some((total / 8.0, most))
     };
-    let column_line = |c: i32| alternation(&mut (0..8).map(move |r| (c, r)));
-    let row_line = |r: i32| alternation(&mut (0..8).map(move |c| (c, r)));
+    // The fit's own lines (0 and 7) that leave the picture are off the board; a line beyond
+    // them that leaves the picture is not a place to move to (`None`).
+    let own_or_beyond = |line: i32, found: Option<(f32, f32)>| match found {
+        None if (0..8).contains(&line) => Some((0.0, 0.0)),
+        found => found,
+    };
+    let column_line = |c: i32| own_or_beyond(c, alternation(&mut (0..8).map(move |r| (c, r))));
+    let row_line = |r: i32| own_or_beyond(r, alternation(&mut (0..8).map(move |c| (c, r))));
     // Whether the fit looks slid toward the line beyond its last one: `Some(true)` when it
     // should move, `Some(false)` when it looks so but the squares beyond are too stark to be
     // the board's, `None` when it does not look slid.
@@ -1302,6 +1316,17 @@ mod tests {
         // Slid up a square instead: moved down.
         let slid = fit_at(140.0, 100.0, 40.0);
         assert_outer_corner(&shift_onto_board(slid, &gray, 480, 480).0, 100.0, 100.0);
+    }
+
+    #[test]
+    fn a_fit_slid_out_of_the_picture_is_moved_back() {
+        // The board fills the picture but one margin column on the left (at x 40); the fit has
+        // slid a square right, so its last column lies outside the picture.
+        let gray = grey_board(360, 40, 0, 40, 60);
+        let slid = fit_at(120.0, 40.0, 40.0);
+        let (moved, in_doubt) = shift_onto_board(slid, &gray, 360, 320);
+        assert!(!in_doubt);
+        assert_outer_corner(&moved, 40.0, 0.0);
     }
 
     #[test]
