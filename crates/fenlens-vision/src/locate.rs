@@ -1010,8 +1010,9 @@ fn shift_onto_board(h: Homography, gray: &[u8], width: usize, height: usize) -> 
     (Homography(mul3(&h.0, &translate)), in_doubt)
 }
 
-/// Steps 1-4 on one grey plane: the best board, or `None`.
-fn search(gray: &[u8], width: usize, height: usize) -> Option<Fit> {
+/// Steps 1-4 on one grey plane: the best board, or `None`. With `large_only` the small boxes
+/// are never searched.
+fn search(gray: &[u8], width: usize, height: usize, large_only: bool) -> Option<Fit> {
     let integral = Integral::new(gray, width, height);
     // Large boxes first: they are cheap (coarse steps) and enough for a board whose squares
     // are large, since the fit keeps only junctions found with boxes of at least an eighth of
@@ -1022,6 +1023,7 @@ fn search(gray: &[u8], width: usize, height: usize) -> Option<Fit> {
     let by_large = best_fit(merge_junctions(large.iter()));
     match by_large {
         Some(fit) if is_sure(&fit) => Some(fit),
+        found if large_only => found,
         _ => {
             let small: Vec<Vec<Junction>> = SCALES[..SMALL_SCALES]
                 .par_iter()
@@ -1062,15 +1064,17 @@ pub fn locate(image: &RgbImage) -> Result<Located, VisionError> {
     // gives no sure board: none, or a small one, which may be a thumbnail beside the real
     // board. A channel's board replaces the grey one's only when it is another, larger board
     // (squares over `DIFFERENT_BOARD` times as large) and scores higher: where both planes
-    // find the same board, their scores do not tell which fit is better.
-    let by_luma = search(&luma, ww, wh);
+    // find the same board, their scores do not tell which fit is better. Such a larger board
+    // is found with the large boxes, so only they are searched in the channels then (a
+    // quarter of the work).
+    let by_luma = search(&luma, ww, wh, false);
     let (best, gray) = match by_luma {
         Some(fit) if is_sure(&fit) => (fit, luma),
         _ => {
             let by_channel = (0..3)
                 .filter_map(|channel| {
                     let plane: Vec<u8> = work.pixels().map(|p| p.0[channel]).collect();
-                    search(&plane, ww, wh).map(|fit| (fit, plane))
+                    search(&plane, ww, wh, by_luma.is_some()).map(|fit| (fit, plane))
                 })
                 .max_by(|(a, _), (b, _)| a.score.total_cmp(&b.score));
             match (by_luma, by_channel) {
