@@ -1320,12 +1320,9 @@ mod tests {
         // Slid up a square instead: moved down.
         let slid = fit_at(140.0, 100.0, 40.0);
         assert_outer_corner(&shift_onto_board(slid, &gray, 480, 480).0, 100.0, 100.0);
-    }
-
-    #[test]
-    fn a_fit_slid_out_of_the_picture_is_moved_back() {
-        // The board fills the picture but one margin column on the left (at x 40); the fit has
-        // slid a square right, so its last column lies outside the picture.
+        // A board filling the picture but a margin column on the left (at x 40), the fit slid
+        // a square right: its last column lies outside the picture, which counts as off the
+        // board.
         let gray = grey_board(360, 40, 0, 40, 60);
         let slid = fit_at(120.0, 40.0, 40.0);
         let (moved, in_doubt) = shift_onto_board(slid, &gray, 360, 320);
