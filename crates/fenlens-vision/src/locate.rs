@@ -17,7 +17,8 @@
 //! 5. checks the fit's edge lines: where the first line of squares does not alternate light and
 //!    dark like the board (a bar, a margin) while the line beyond the opposite edge does, the
 //!    fit has slid a square off the board and is moved back (`shift_onto_board`). A line of
-//!    the fit that leaves the picture counts as off the board.
+//!    the fit that leaves the picture counts as off the board. Where both edge lines of one
+//!    direction lie in the picture and neither alternates like the board, the fit is in doubt.
 //!
 //! Steps 1-4 run first with the large boxes only (a quarter of the work); when they give a sure
 //! board with large squares that is the answer, otherwise they run again with every box size.
@@ -918,8 +919,9 @@ fn square_background(
 /// outside it (a bar or margin, not alternating light and dark) while the line beyond its last
 /// line alternates like the board. A fit to the 7x7 inner corners can slide so on photographs
 /// whose outer junctions are faint. Returns the homography unchanged otherwise, and whether
-/// an edge looked off the board while the line beyond the other edge alternated only with
-/// squares far lighter or darker than the board's (so the fit was not moved, but is in doubt).
+/// the fit is in doubt: an edge looked off the board while the line beyond the other edge
+/// alternated only with squares far lighter or darker than the board's (so the fit was not
+/// moved), or both edge lines of one direction looked off the board.
 fn shift_onto_board(h: Homography, gray: &[u8], width: usize, height: usize) -> (Homography, bool) {
     let background =
         |column: i32, row: i32| square_background(&h, gray, width, height, column, row);
@@ -975,8 +977,15 @@ fn shift_onto_board(h: Homography, gray: &[u8], width: usize, height: usize) -> 
         None if (0..8).contains(&line) => Some((0.0, 0.0)),
         found => found,
     };
-    let column_line = |c: i32| own_or_beyond(c, alternation(&mut (0..8).map(move |r| (c, r))));
-    let row_line = |r: i32| own_or_beyond(r, alternation(&mut (0..8).map(move |c| (c, r))));
+    let raw_column = |c: i32| alternation(&mut (0..8).map(move |r| (c, r)));
+    let raw_row = |r: i32| alternation(&mut (0..8).map(move |c| (c, r)));
+    let column_line = |c: i32| own_or_beyond(c, raw_column(c));
+    let row_line = |r: i32| own_or_beyond(r, raw_row(r));
+    // Both edge lines of one direction inside the picture and neither alternating like the
+    // board: the fit is not on the board's squares at all (a grid a square or more off in a
+    // glary photograph), whatever the lines beyond say.
+    let both_edges_off = |line: &dyn Fn(i32) -> Option<(f32, f32)>| matches!((line(0), line(7)), (Some((a, _)), Some((b, _))) if a < EDGE_OFF_BOARD && b < EDGE_OFF_BOARD);
+    let mut in_doubt = both_edges_off(&raw_column) || both_edges_off(&raw_row);
     // Whether the fit looks slid toward the line beyond its last one: `Some(true)` when it
     // should move, `Some(false)` when it looks so but the squares beyond are too stark to be
     // the board's, `None` when it does not look slid.
@@ -987,7 +996,6 @@ fn shift_onto_board(h: Homography, gray: &[u8], width: usize, height: usize) -> 
             }
             _ => None,
         };
-    let mut in_doubt = false;
     // +1: move toward higher indices; -1: toward lower.
     let mut step = |line: &dyn Fn(i32) -> Option<(f32, f32)>| -> f64 {
         let forward = slide(line(0), line(8));
@@ -1328,6 +1336,20 @@ mod tests {
         let (moved, in_doubt) = shift_onto_board(slid, &gray, 360, 320);
         assert!(!in_doubt);
         assert_outer_corner(&moved, 40.0, 0.0);
+    }
+
+    #[test]
+    fn a_fit_whose_two_edges_are_both_off_the_board_is_in_doubt() {
+        // The fit's first and last rows lie on plain grey (a board of six rows under a fit of
+        // eight): not a square off, so nothing to move, but not the board either.
+        let mut gray = grey_board(480, 100, 100, 40, 60);
+        for y in (100..140).chain(380..420) {
+            gray[y * 480..(y + 1) * 480].fill(60);
+        }
+        let fit = fit_at(140.0, 140.0, 40.0);
+        let (moved, in_doubt) = shift_onto_board(fit, &gray, 480, 480);
+        assert!(in_doubt);
+        assert_outer_corner(&moved, 100.0, 100.0);
     }
 
     #[test]
