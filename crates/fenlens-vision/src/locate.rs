@@ -984,7 +984,10 @@ fn shift_onto_board(h: Homography, gray: &[u8], width: usize, height: usize) -> 
     // Both edge lines of one direction inside the picture and neither alternating like the
     // board: the fit is not on the board's squares at all (a grid a square or more off in a
     // glary photograph), whatever the lines beyond say.
-    let both_edges_off = |line: &dyn Fn(i32) -> Option<(f32, f32)>| matches!((line(0), line(7)), (Some((a, _)), Some((b, _))) if a < EDGE_OFF_BOARD && b < EDGE_OFF_BOARD);
+    let both_edges_off = |line: &dyn Fn(i32) -> Option<(f32, f32)>| {
+        let off = |found: Option<(f32, f32)>| found.is_some_and(|(a, _)| a < EDGE_OFF_BOARD);
+        off(line(0)) && off(line(7))
+    };
     let mut in_doubt = both_edges_off(&raw_column) || both_edges_off(&raw_row);
     // Whether the fit looks slid toward the line beyond its last one: `Some(true)` when it
     // should move, `Some(false)` when it looks so but the squares beyond are too stark to be
@@ -1016,6 +1019,11 @@ fn shift_onto_board(h: Homography, gray: &[u8], width: usize, height: usize) -> 
     }
     let translate = [1.0, 0.0, du, 0.0, 1.0, dv, 0.0, 0.0, 1.0];
     (Homography(mul3(&h.0, &translate)), in_doubt)
+}
+
+/// The grey level of a colour (the weights of ITU-R BT.601, in integers).
+fn luma([r, g, b]: [u8; 3]) -> u8 {
+    ((u32::from(r) * 77 + u32::from(g) * 150 + u32::from(b) * 29) >> 8) as u8
 }
 
 /// Steps 1-4 on one grey plane: the best board, or `None`. With `large_only` the small boxes
@@ -1062,10 +1070,7 @@ pub fn locate(image: &RgbImage) -> Result<Located, VisionError> {
         image
     };
     let (ww, wh) = (work.width() as usize, work.height() as usize);
-    let luma: Vec<u8> = work
-        .pixels()
-        .map(|p| ((p.0[0] as u32 * 77 + p.0[1] as u32 * 150 + p.0[2] as u32 * 29) >> 8) as u8)
-        .collect();
+    let luma: Vec<u8> = work.pixels().map(|p| luma(p.0)).collect();
     // Two square colours of almost one brightness (cream and yellow-green, pink and green, a
     // pale board under glare) leave few junctions in the grey picture; one of the colour
     // channels still tells them apart. The channels are searched only when the grey picture
@@ -1086,14 +1091,12 @@ pub fn locate(image: &RgbImage) -> Result<Located, VisionError> {
                 })
                 .max_by(|(a, _), (b, _)| a.score.total_cmp(&b.score));
             match (by_luma, by_channel) {
-                (Some(fit), Some((other, plane))) => {
-                    if other.spacing > DIFFERENT_BOARD * fit.spacing && other.score > fit.score {
-                        (other, plane)
-                    } else {
-                        (fit, luma)
-                    }
+                (Some(fit), Some((other, plane)))
+                    if other.spacing > DIFFERENT_BOARD * fit.spacing && other.score > fit.score =>
+                {
+                    (other, plane)
                 }
-                (Some(fit), None) => (fit, luma),
+                (Some(fit), _) => (fit, luma),
                 (None, Some(found)) => found,
                 (None, None) => return Err(VisionError::NoBoard),
             }
@@ -1126,14 +1129,7 @@ mod tests {
 
     fn checkerboard(size: u32, x0: u32, y0: u32, side: u32) -> RgbImage {
         let mut image = RgbImage::from_pixel(size, size, image::Rgb([90, 90, 90]));
-        let s = side / 8;
-        for y in 0..side {
-            for x in 0..side {
-                let light = ((x / s) + (y / s)) % 2 == 0;
-                let v = if light { 220 } else { 120 };
-                image.put_pixel(x0 + x, y0 + y, image::Rgb([v, v - 20, v - 40]));
-            }
-        }
+        coloured_board(&mut image, (x0, y0, side), [220, 200, 180], [120, 100, 80]);
         image
     }
 
@@ -1184,8 +1180,8 @@ mod tests {
         assert_eq!(located.matched, 49);
     }
 
-    /// A board of `side` pixels at (`x0`, `y0`) whose light and dark squares are `light` and
-    /// `dark`, on a background of `background`.
+    /// Draws a board of `side` pixels at (`x0`, `y0`) into `image`, its light and dark squares
+    /// `light` and `dark`.
     fn coloured_board(
         image: &mut RgbImage,
         (x0, y0, side): (u32, u32, u32),
@@ -1226,8 +1222,7 @@ mod tests {
         // Cream and yellow-green, as one lichess-like theme draws them: 6.6 grey levels apart,
         // under the junction detector's least response, but 55 apart in the blue channel.
         let (light, dark) = ([219, 212, 174], [212, 215, 119]);
-        let grey = |c: [u8; 3]| (c[0] as u32 * 77 + c[1] as u32 * 150 + c[2] as u32 * 29) >> 8;
-        assert!(grey(light).abs_diff(grey(dark)) < MIN_RESPONSE as u32);
+        assert!(f32::from(luma(light).abs_diff(luma(dark))) < MIN_RESPONSE);
         let mut image = RgbImage::from_pixel(420, 420, image::Rgb([190, 180, 200]));
         coloured_board(&mut image, (16, 20, 384), light, dark);
         let located = locate(&image).expect("the board");

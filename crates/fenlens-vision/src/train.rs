@@ -227,9 +227,12 @@ fn gamma(image: &mut RgbImage, gamma: f32) {
     }
 }
 
+/// Seeds of the prefetch threads after the first lie this far apart.
+const THREAD_SEED_STRIDE: u64 = 7919;
+
 /// Starts `threads` prefetch threads: batches of `boards` boards, forever (until the receiver
 /// drops). Thread `k` renders batches `k`, `k + threads`, `k + 2 * threads`, ... from its own
-/// random stream (seed `seed + k * 7919`), and the batches are handed out in that order, so a
+/// random stream (seed `seed + k * THREAD_SEED_STRIDE`), and the batches are handed out in that order, so a
 /// seed and a thread count give the same data however the threads are scheduled. One thread
 /// gives the stream of the shipped recipe.
 fn prefetch(
@@ -245,7 +248,8 @@ fn prefetch(
             let (sender, receiver) = sync_channel(8usize.div_ceil(threads).max(2));
             let library = library.clone();
             std::thread::spawn(move || {
-                let mut rng = ChaCha8Rng::seed_from_u64(seed.wrapping_add(k as u64 * 7919));
+                let mut rng =
+                    ChaCha8Rng::seed_from_u64(seed.wrapping_add(k as u64 * THREAD_SEED_STRIDE));
                 loop {
                     let mut crops = Vec::with_capacity(boards * 64 * CROP * CROP);
                     let mut labels = Vec::with_capacity(boards * 64);
@@ -381,11 +385,10 @@ fn weights_bytes(varmap: &VarMap) -> Result<Vec<u8>, VisionError> {
 /// Writes the current weights to `path` through a temporary file beside it, so that a reader
 /// never sees half a file.
 fn save_checkpoint(varmap: &VarMap, path: &std::path::Path) -> Result<(), VisionError> {
-    let bytes = weights_bytes(varmap)?;
     let partial = path.with_extension("partial");
-    let io = |e: std::io::Error| VisionError::Model(format!("{}: {e}", path.display()));
-    std::fs::write(&partial, bytes).map_err(io)?;
-    std::fs::rename(&partial, path).map_err(io)
+    let error = |e: &dyn std::fmt::Display| VisionError::Model(format!("{}: {e}", path.display()));
+    varmap.save(&partial).map_err(|e| error(&e))?;
+    std::fs::rename(&partial, path).map_err(|e| error(&e))
 }
 
 #[cfg(test)]
@@ -445,7 +448,7 @@ mod tests {
             assert_eq!(&second().expect("a batch"), batch);
         }
         // Thread 1's stream comes second, and it is not thread 0's.
-        let mut rng = ChaCha8Rng::seed_from_u64(5 + 7919);
+        let mut rng = ChaCha8Rng::seed_from_u64(5 + THREAD_SEED_STRIDE);
         assert_eq!(batches[1].1, training_board(&mut rng, &library, 1).labels);
         assert_ne!(batches[0].0, batches[1].0);
     }
