@@ -25,9 +25,7 @@ use fenlens_fen::orientation_score;
 use fenlens_fen::shakmaty::Board;
 use image::RgbImage;
 
-use imageproc::geometric_transformations::Projection;
-
-use crate::rectify::{board_to_picture, grey_level};
+use crate::rectify::{BoardToPicture, board_to_picture, grey_level};
 
 /// The orientation decision.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -174,7 +172,7 @@ fn ink_top(samples: &[f32], inside: bool) -> Option<f32> {
 /// for a located edge a little off).
 fn region_samples(
     image: &RgbImage,
-    projection: &Projection,
+    projection: &BoardToPicture,
     (left, right): (f32, f32),
     (top, bottom): (f32, f32),
 ) -> Option<Vec<f32>> {
