@@ -198,7 +198,7 @@ fn region_samples(
         for c in 0..LABEL_COLS {
             let u = (left + (right - left) * (c as f32 + 0.5) / LABEL_COLS as f32) / 8.0;
             let v = (top + (bottom - top) * (r as f32 + 0.5) / LABEL_ROWS as f32) / 8.0;
-            let (x, y) = *projection * (u, v);
+            let (x, y) = projection.map(u, v);
             let (x, y) = (x - 0.5, y - 0.5);
             if !(x >= -2.0 && y >= -2.0 && x <= far_right + 2.0 && y <= far_bottom + 2.0) {
                 return None;

@@ -5,8 +5,6 @@
 //! top-right, bottom-right, bottom-left as displayed). Large boards are supersampled so that
 //! shrinking them does not alias; small ones are interpolated bilinearly.
 
-use std::ops::Mul;
-
 use image::RgbImage;
 use rayon::prelude::*;
 
@@ -27,7 +25,7 @@ pub struct Rectified {
 }
 
 /// The projective map from board coordinates to picture points: (0, 0) is the top-left corner
-/// of the playing area, (1, 1) the bottom-right. `map * (u, v)` is the picture point.
+/// of the playing area, (1, 1) the bottom-right.
 #[derive(Clone, Copy, Debug)]
 pub struct BoardToPicture {
     /// Row-major 3x3 matrix in homogeneous coordinates, its last entry 1.
@@ -47,14 +45,6 @@ impl BoardToPicture {
     }
 }
 
-impl Mul<(f32, f32)> for BoardToPicture {
-    type Output = (f32, f32);
-
-    fn mul(self, (u, v): (f32, f32)) -> (f32, f32) {
-        self.map(u, v)
-    }
-}
-
 /// The map from board coordinates to the picture quad `corners` (top-left, top-right,
 /// bottom-right, bottom-left), or `None` for a quad with no such map (corners on one line).
 /// The unit square's map in closed form (Heckbert, "Fundamentals of Texture Mapping", 1989),
@@ -67,10 +57,8 @@ pub fn board_to_picture(corners: [[f32; 2]; 4]) -> Option<BoardToPicture> {
     } else {
         let (dx1, dx2) = (p1[0] - p2[0], p3[0] - p2[0]);
         let (dy1, dy2) = (p1[1] - p2[1], p3[1] - p2[1]);
+        // A zero determinant gives no finite map, refused below.
         let det = dx1 * dy2 - dx2 * dy1;
-        if det == 0.0 {
-            return None;
-        }
         ((sx * dy2 - dx2 * sy) / det, (dx1 * sy - sx * dy1) / det)
     };
     let m = [
@@ -94,9 +82,13 @@ pub fn board_to_picture(corners: [[f32; 2]; 4]) -> Option<BoardToPicture> {
     })
 }
 
+/// The weights of red, green and blue in a grey level (ITU-R BT.601).
+const GREY_WEIGHTS: [f32; 3] = [0.299, 0.587, 0.114];
+
 /// The grey level (0-1) of an RGB pixel.
 pub(crate) fn grey_level(p: [u8; 3]) -> f32 {
-    (0.299 * p[0] as f32 + 0.587 * p[1] as f32 + 0.114 * p[2] as f32) / 255.0
+    let [r, g, b] = GREY_WEIGHTS;
+    (r * p[0] as f32 + g * p[1] as f32 + b * p[2] as f32) / 255.0
 }
 
 /// Mirrors one `CROP`×`CROP` crop left to right, in place.
@@ -126,7 +118,7 @@ impl GreyWindow {
         // Each channel's share of [`grey_level`] for every byte value: the same products, added
         // and divided in the same order, so the same grey levels, for a fraction of the work.
         let share = |weight: f32| -> [f32; 256] { std::array::from_fn(|v| weight * v as f32) };
-        let (red, green, blue) = (share(0.299), share(0.587), share(0.114));
+        let [red, green, blue] = GREY_WEIGHTS.map(share);
         for y in y0..=y1 {
             let row_start = y as usize * stride + x0 as usize * 3;
             let row = &image.as_raw()[row_start..row_start + width as usize * 3];
@@ -377,7 +369,7 @@ mod tests {
                 .into_iter()
                 .zip(quad)
             {
-                let (x, y) = map * (u, v);
+                let (x, y) = map.map(u, v);
                 assert!((x - corner[0]).abs() < 1e-3 && (y - corner[1]).abs() < 1e-3);
             }
             // Straight lines stay straight: the board's centre is where its diagonals cross,

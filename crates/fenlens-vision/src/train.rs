@@ -232,9 +232,9 @@ const THREAD_SEED_STRIDE: u64 = 7919;
 
 /// Starts `threads` prefetch threads: batches of `boards` boards, forever (until the receiver
 /// drops). Thread `k` renders batches `k`, `k + threads`, `k + 2 * threads`, ... from its own
-/// random stream (seed `seed + k * THREAD_SEED_STRIDE`), and the batches are handed out in that order, so a
-/// seed and a thread count give the same data however the threads are scheduled. One thread
-/// gives the stream of the shipped recipe.
+/// random stream (seed `seed + k * THREAD_SEED_STRIDE`), and the batches are handed out in that
+/// order, so a seed and a thread count give the same data however the threads are scheduled.
+/// One thread gives the stream of the shipped recipe.
 fn prefetch(
     library: Library,
     seed: u64,

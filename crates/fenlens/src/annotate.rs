@@ -27,7 +27,7 @@ pub fn write(input: &image::RgbImage, recognition: &Recognition, target: &Path) 
     );
     let corners = recognition.corners.map(|c| [c[0] * scale, c[1] * scale]);
     let projection = board_to_picture(corners).context("degenerate board corners")?;
-    let point = |u: f32, v: f32| projection * (u / 8.0, v / 8.0);
+    let point = |u: f32, v: f32| projection.map(u / 8.0, v / 8.0);
     let grid = Rgba([255, 0, 255, 255]);
     for k in 0..=8 {
         let k = k as f32;
