@@ -12,7 +12,8 @@ use crate::alike::{groups, pool};
 use crate::classify::Classifier;
 use crate::colour::{mean_greys, reconcile};
 use crate::compose::{
-    SquareReading, UNCERTAIN_BELOW, as_displayed, compose, display_index, placement, weigh_by_facts,
+    SquareReading, UNCERTAIN_BELOW, as_displayed, compose, display_index, flag_implausible,
+    placement, weigh_by_facts,
 };
 use crate::decode::decode;
 use crate::locate::locate;
@@ -295,6 +296,7 @@ impl Recognizer {
         let mut squares = compose(&probabilities, flipped);
         if self.weigh_facts {
             weigh_by_facts(&mut squares);
+            flag_implausible(&mut squares);
         }
         let board = placement(&squares);
         let castling = match &options.castling {
