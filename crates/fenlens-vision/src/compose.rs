@@ -263,27 +263,12 @@ pub fn flag_implausible(readings: &mut [SquareReading]) {
         if promoted(readings, color) < IMPLAUSIBLE_PROMOTIONS {
             continue;
         }
-        let mut count = [0u32; 6];
-        let mut bishops_on = [0u32; 2];
-        for r in readings.iter() {
-            if let Some(piece) = class_piece(r.class).filter(|p| p.color == color) {
-                count[piece.role as usize - 1] += 1;
-                if piece.role == Role::Bishop {
-                    bishops_on[r.square.is_light() as usize] += 1;
-                }
-            }
-        }
+        let counts = PieceCounts::of(readings, color);
         for r in readings.iter_mut() {
             let Some(piece) = class_piece(r.class).filter(|p| p.color == color) else {
                 continue;
             };
-            let too_many = match piece.role {
-                Role::Knight | Role::Rook => count[piece.role as usize - 1] > 2,
-                Role::Queen => count[piece.role as usize - 1] > 1,
-                Role::Bishop => bishops_on[r.square.is_light() as usize] > 1,
-                Role::Pawn | Role::King => false,
-            };
-            r.implausible |= too_many;
+            r.implausible |= counts.too_many(piece.role, r.square);
         }
     }
 }
@@ -291,21 +276,53 @@ pub fn flag_implausible(readings: &mut [SquareReading]) {
 /// Pieces of `color` that only a promotion explains: a second queen, a third rook or knight, a
 /// second bishop on squares of one colour.
 fn promoted(readings: &[SquareReading], color: Color) -> u32 {
-    let mut count = [0u32; 6];
-    let mut bishops_on = [0u32; 2];
-    for r in readings {
-        if let Some(piece) = class_piece(r.class).filter(|p| p.color == color) {
-            count[piece.role as usize - 1] += 1;
-            if piece.role == Role::Bishop {
-                bishops_on[r.square.is_light() as usize] += 1;
+    let counts = PieceCounts::of(readings, color);
+    let over = |n: u32, normal: u32| n.saturating_sub(normal);
+    over(counts.of_role(Role::Knight), 2)
+        + counts.bishops_on.iter().map(|&n| over(n, 1)).sum::<u32>()
+        + over(counts.of_role(Role::Rook), 2)
+        + over(counts.of_role(Role::Queen), 1)
+}
+
+/// How many pieces of one side the readings hold, by role, and its bishops by square colour.
+struct PieceCounts {
+    /// Per role (pawn first, king last).
+    by_role: [u32; 6],
+    /// Bishops on dark squares, then on light ones.
+    bishops_on: [u32; 2],
+}
+
+impl PieceCounts {
+    fn of(readings: &[SquareReading], color: Color) -> PieceCounts {
+        let mut counts = PieceCounts {
+            by_role: [0; 6],
+            bishops_on: [0; 2],
+        };
+        for r in readings {
+            if let Some(piece) = class_piece(r.class).filter(|p| p.color == color) {
+                counts.by_role[piece.role as usize - 1] += 1;
+                if piece.role == Role::Bishop {
+                    counts.bishops_on[r.square.is_light() as usize] += 1;
+                }
             }
         }
+        counts
     }
-    let over = |n: u32, normal: u32| n.saturating_sub(normal);
-    over(count[Role::Knight as usize - 1], 2)
-        + bishops_on.iter().map(|&n| over(n, 1)).sum::<u32>()
-        + over(count[Role::Rook as usize - 1], 2)
-        + over(count[Role::Queen as usize - 1], 1)
+
+    fn of_role(&self, role: Role) -> u32 {
+        self.by_role[role as usize - 1]
+    }
+
+    /// Whether a piece of this role on `square` is one of more than games hold: a third knight
+    /// or rook, a second queen, a second bishop on that colour of square.
+    fn too_many(&self, role: Role, square: Square) -> bool {
+        match role {
+            Role::Knight | Role::Rook => self.of_role(role) > 2,
+            Role::Queen => self.of_role(role) > 1,
+            Role::Bishop => self.bishops_on[square.is_light() as usize] > 1,
+            Role::Pawn | Role::King => false,
+        }
+    }
 }
 
 /// How far the readings are from a position games reach, in log-probability units: each promoted
