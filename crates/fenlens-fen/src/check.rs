@@ -190,6 +190,9 @@ fn color_name(color: Color) -> &'static str {
     }
 }
 
+/// Promoted pieces of one side from which [`Code::ManyPromotions`] is noted.
+const MANY_PROMOTIONS: u32 = 3;
+
 fn side_name(color: Color) -> &'static str {
     match color {
         Color::White => "White",
@@ -330,6 +333,9 @@ impl Checker<'_> {
         }
     }
 
+    /// Notes a side with this many promoted pieces or more ([`Code::ManyPromotions`]): games
+    /// rarely hold them, while a picture read with a piece design the classifier has not seen
+    /// can show them when every copy of one piece is misread.
     fn check_material(&self, color: Color, out: &mut Vec<Diagnostic>) {
         let board = self.board();
         let ours = board.by_color(color);
@@ -378,12 +384,25 @@ impl Checker<'_> {
             ),
         ];
         let promoted: u32 = surplus.iter().map(|(n, _)| n).sum();
+        let extra: Vec<String> = surplus
+            .iter()
+            .filter(|(n, _)| *n > 0)
+            .map(|(n, what)| format!("{} extra", count_phrase(*n, what)))
+            .collect();
+        if pawns + promoted <= 8 && promoted >= MANY_PROMOTIONS {
+            out.push(Diagnostic::new(
+                Code::ManyPromotions,
+                Severity::Note,
+                Location::Field(1),
+                format!(
+                    "{} has {}, which take {} promotions: possible, but rare in games; if the position was read from a picture, check those pieces.",
+                    side_name(color),
+                    extra.join(" and "),
+                    promoted
+                ),
+            ));
+        }
         if pawns + promoted > 8 {
-            let extra: Vec<String> = surplus
-                .iter()
-                .filter(|(n, _)| *n > 0)
-                .map(|(n, what)| format!("{} extra", count_phrase(*n, what)))
-                .collect();
             out.push(Diagnostic::new(
                 Code::TooMuchMaterial,
                 Severity::Error,

@@ -112,6 +112,8 @@ codes! {
     TooManyPieces => "too-many-pieces",
     /// More promoted pieces than missing pawns allow.
     TooMuchMaterial => "too-much-material",
+    /// Three or more promoted pieces of one side: possible, but rare in games.
+    ManyPromotions => "many-promotions",
     /// A pawn on rank 1 or 8.
     PawnOnBackRank => "pawn-on-back-rank",
     /// A castling right whose king or rook is not where it must be.
