@@ -190,8 +190,9 @@ fn color_name(color: Color) -> &'static str {
     }
 }
 
-/// Promoted pieces of one side from which [`Code::ManyPromotions`] is noted.
-const MANY_PROMOTIONS: u32 = 3;
+/// Promoted pieces of one side from which [`Code::ManyPromotions`] is noted (and from which
+/// recognition flags those pieces as uncertain). Two (a second queen) occur in games.
+pub const MANY_PROMOTIONS: u32 = 3;
 
 fn side_name(color: Color) -> &'static str {
     match color {

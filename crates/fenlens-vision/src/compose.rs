@@ -31,6 +31,7 @@
 //! placements, which break the facts by design, lose most: 11 more of their misread squares go
 //! unflagged. Half the weight flagged no more misread squares and more squares in all.
 
+use fenlens_fen::check::MANY_PROMOTIONS;
 use fenlens_fen::shakmaty::{Board, Color, Role, Square};
 
 #[cfg(test)]
@@ -247,20 +248,17 @@ pub fn weigh_by_facts(readings: &mut [SquareReading]) {
     }
 }
 
-/// Sides with at least this many pieces that only a promotion explains have them all flagged
-/// ([`flag_implausible`]).
-pub const IMPLAUSIBLE_PROMOTIONS: u32 = 3;
-
 /// Marks as [`SquareReading::implausible`] every piece of a kind a side holds more of than
 /// games do (its knights when it has three, its bishops on one colour of square when two stand
-/// there, ...), where that side has [`IMPLAUSIBLE_PROMOTIONS`] or more such pieces. A design the
+/// there, ...), where that side has [`MANY_PROMOTIONS`] or more such pieces (the FEN checker's
+/// threshold for its `many-promotions` note). A design the
 /// classifier has not seen can be misread the same way on every copy (all pawns read as
 /// bishops, surely), which no single square's probabilities show; so many promoted pieces say
 /// that some readings are wrong, though not which, and the user should look at all of them.
 /// The chosen classes stay as they are.
 pub fn flag_implausible(readings: &mut [SquareReading]) {
     for color in Color::ALL {
-        if promoted(readings, color) < IMPLAUSIBLE_PROMOTIONS {
+        if promoted(readings, color) < MANY_PROMOTIONS {
             continue;
         }
         let counts = PieceCounts::of(readings, color);
