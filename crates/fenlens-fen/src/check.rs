@@ -385,11 +385,15 @@ impl Checker<'_> {
             ),
         ];
         let promoted: u32 = surplus.iter().map(|(n, _)| n).sum();
-        let extra: Vec<String> = surplus
-            .iter()
-            .filter(|(n, _)| *n > 0)
-            .map(|(n, what)| format!("{} extra", count_phrase(*n, what)))
-            .collect();
+        // The surplus in words, built only where a diagnosis names it.
+        let extra = || {
+            let parts: Vec<String> = surplus
+                .iter()
+                .filter(|(n, _)| *n > 0)
+                .map(|(n, what)| format!("{} extra", count_phrase(*n, what)))
+                .collect();
+            parts.join(" and ")
+        };
         if pawns + promoted <= 8 && promoted >= MANY_PROMOTIONS {
             out.push(Diagnostic::new(
                 Code::ManyPromotions,
@@ -398,7 +402,7 @@ impl Checker<'_> {
                 format!(
                     "{} has {}, which take {} promotions: possible, but rare in games; if the position was read from a picture, check those pieces.",
                     side_name(color),
-                    extra.join(" and "),
+                    extra(),
                     promoted
                 ),
             ));
@@ -411,7 +415,7 @@ impl Checker<'_> {
                 format!(
                     "{} has {}, which take {} promotions, but with {} on the board only {} of its pawns can have promoted.",
                     side_name(color),
-                    extra.join(" and "),
+                    extra(),
                     promoted,
                     count_phrase(pawns, "pawn"),
                     8 - pawns

@@ -258,10 +258,10 @@ pub fn weigh_by_facts(readings: &mut [SquareReading]) {
 /// The chosen classes stay as they are.
 pub fn flag_implausible(readings: &mut [SquareReading]) {
     for color in Color::ALL {
-        if promoted(readings, color) < MANY_PROMOTIONS {
+        let counts = PieceCounts::of(readings, color);
+        if counts.promoted() < MANY_PROMOTIONS {
             continue;
         }
-        let counts = PieceCounts::of(readings, color);
         for r in readings.iter_mut() {
             let Some(piece) = class_piece(r.class).filter(|p| p.color == color) else {
                 continue;
@@ -274,12 +274,7 @@ pub fn flag_implausible(readings: &mut [SquareReading]) {
 /// Pieces of `color` that only a promotion explains: a second queen, a third rook or knight, a
 /// second bishop on squares of one colour.
 fn promoted(readings: &[SquareReading], color: Color) -> u32 {
-    let counts = PieceCounts::of(readings, color);
-    let over = |n: u32, normal: u32| n.saturating_sub(normal);
-    over(counts.of_role(Role::Knight), 2)
-        + counts.bishops_on.iter().map(|&n| over(n, 1)).sum::<u32>()
-        + over(counts.of_role(Role::Rook), 2)
-        + over(counts.of_role(Role::Queen), 1)
+    PieceCounts::of(readings, color).promoted()
 }
 
 /// How many pieces of one side the readings hold, by role, and its bishops by square colour.
@@ -307,19 +302,41 @@ impl PieceCounts {
         counts
     }
 
-    fn of_role(&self, role: Role) -> u32 {
-        self.by_role[role as usize - 1]
+    /// How many of a role a side holds without a promotion: two knights, two rooks, one queen,
+    /// one bishop on each colour of square (`None` for pawns and kings, which other rules count).
+    fn without_promotion(role: Role) -> Option<u32> {
+        match role {
+            Role::Knight | Role::Rook => Some(2),
+            Role::Queen | Role::Bishop => Some(1),
+            Role::Pawn | Role::King => None,
+        }
+    }
+
+    /// The pieces counted against [`Self::without_promotion`] for a piece of `role` on
+    /// `square`: all of the role, or for a bishop those on its colour of square.
+    fn alongside(&self, role: Role, square: Square) -> u32 {
+        match role {
+            Role::Bishop => self.bishops_on[square.is_light() as usize],
+            _ => self.by_role[role as usize - 1],
+        }
+    }
+
+    /// Pieces that only a promotion explains.
+    fn promoted(&self) -> u32 {
+        let over = |n: u32, role: Role| {
+            Self::without_promotion(role).map_or(0, |normal| n.saturating_sub(normal))
+        };
+        [Role::Knight, Role::Rook, Role::Queen]
+            .into_iter()
+            .map(|role| over(self.by_role[role as usize - 1], role))
+            .chain(self.bishops_on.iter().map(|&n| over(n, Role::Bishop)))
+            .sum()
     }
 
     /// Whether a piece of this role on `square` is one of more than games hold: a third knight
     /// or rook, a second queen, a second bishop on that colour of square.
     fn too_many(&self, role: Role, square: Square) -> bool {
-        match role {
-            Role::Knight | Role::Rook => self.of_role(role) > 2,
-            Role::Queen => self.of_role(role) > 1,
-            Role::Bishop => self.bishops_on[square.is_light() as usize] > 1,
-            Role::Pawn | Role::King => false,
-        }
+        Self::without_promotion(role).is_some_and(|n| self.alongside(role, square) > n)
     }
 }
 
