@@ -38,7 +38,8 @@ pub struct EvalArgs {
     /// Evaluate at most this many pictures.
     #[arg(long)]
     limit: Option<usize>,
-    /// Print one line per wrong board.
+    /// Print one line per wrong board: its first six wrong squares as `e4:P->B`, with a `?`
+    /// after those the recognizer listed as uncertain.
     #[arg(long)]
     verbose: bool,
     /// Use the ground-truth corners instead of the locator (to measure the classifier alone).
@@ -262,7 +263,13 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
                     r.wrong
                         .iter()
                         .take(6)
-                        .map(|w| format!(" {}:{}->{}", w.square, w.truth, w.read))
+                        .map(|w| format!(
+                            " {}:{}->{}{}",
+                            w.square,
+                            w.truth,
+                            w.read,
+                            if w.flagged { "?" } else { "" }
+                        ))
                         .collect::<String>()
                 )?,
                 _ => {}
