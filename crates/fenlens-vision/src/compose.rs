@@ -522,6 +522,20 @@ mod tests {
         assert!(!b2.changed);
     }
 
+    /// The composed readings of display-order probabilities, with [`flag_implausible`]'s flags.
+    fn flagged(probs: &[[f32; CLASSES]]) -> Vec<SquareReading> {
+        let mut readings = compose(probs, false);
+        flag_implausible(&mut readings);
+        readings
+    }
+
+    fn reading_at(readings: &[SquareReading], square: Square) -> &SquareReading {
+        readings
+            .iter()
+            .find(|r| r.square == square)
+            .expect("every square")
+    }
+
     #[test]
     fn many_promoted_pieces_flag_every_copy_of_their_kind() {
         // Kings on e1 and e8; Black's bishops on c8 and f8, and its pawns on b7, d7, f7 and
@@ -533,14 +547,8 @@ mod tests {
             probs[cell] = certain(9);
         }
         probs[56] = certain(4); // a white rook on a1
-        let mut readings = compose(&probs, false);
-        flag_implausible(&mut readings);
-        let at = |square: Square| {
-            readings
-                .iter()
-                .find(|r| r.square == square)
-                .expect("every square")
-        };
+        let readings = flagged(&probs);
+        let at = |square: Square| reading_at(&readings, square);
         for light in [Square::C8, Square::B7, Square::D7, Square::F7, Square::H7] {
             assert_eq!(class_char(at(light).class), 'b', "{light}");
             assert!(at(light).implausible && at(light).uncertain(), "{light}");
@@ -557,8 +565,7 @@ mod tests {
         for cell in [40, 41, 42] {
             probs[cell] = certain(5);
         }
-        let mut readings = compose(&probs, false);
-        flag_implausible(&mut readings);
+        let readings = flagged(&probs);
         assert_eq!(
             readings
                 .iter()
@@ -579,14 +586,8 @@ mod tests {
         // a3-h3 and a2: nine white pawns.
         probs[40..49].fill(certain(1));
         probs[20] = certain(7); // e6: a black pawn, not doubted
-        let mut readings = compose(&probs, false);
-        flag_implausible(&mut readings);
-        let at = |square: Square| {
-            readings
-                .iter()
-                .find(|r| r.square == square)
-                .expect("every square")
-        };
+        let readings = flagged(&probs);
+        let at = |square: Square| reading_at(&readings, square);
         assert_eq!(
             class_char(at(Square::E8).class),
             'K',
@@ -605,8 +606,7 @@ mod tests {
         probs[60] = certain(6);
         probs[4] = certain(12);
         probs[48..56].fill(certain(1));
-        let mut readings = compose(&probs, false);
-        flag_implausible(&mut readings);
+        let readings = flagged(&probs);
         assert!(readings.iter().all(|r| !r.implausible));
     }
 
