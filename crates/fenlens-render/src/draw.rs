@@ -133,9 +133,10 @@ pub fn draw_board(
             .map(|(i, sprite)| vary_sprite(sprite, i < 6, variation))
             .collect()
     });
-    let [sx, sy] = variation.stretch.map(|f| f.clamp(0.5, 1.5));
     let inset = (s - piece_px as f32) / 2.0;
     for (sq, piece) in board {
+        let role = variation.role_stretch[piece.role as usize - 1];
+        let [sx, sy] = [0, 1].map(|i| (variation.stretch[i] * role[i]).clamp(0.4, 1.5));
         let (col, row) = display_cell(sq, style.flipped);
         let index = piece_index(piece);
         let sprite = match &varied {
@@ -646,6 +647,48 @@ mod tests {
         // 64 pixels: two passes.
         assert!(ink(&vary_sprite(&sprite, false, &twice)) > once);
         assert!(PieceVariation::default().is_identity());
+    }
+
+    #[test]
+    fn role_stretch_narrows_one_role_only() {
+        // On a plain white board, the columns of a square holding any non-white pixel.
+        let style = |role_stretch| BoardStyle {
+            look: BoardLook::Flat {
+                light: [255, 255, 255],
+                dark: [255, 255, 255],
+                name: "white".into(),
+            },
+            piece_variation: PieceVariation {
+                role_stretch,
+                ..PieceVariation::default()
+            },
+            ..BoardStyle::default()
+        };
+        // A white pawn on a1 and a white bishop on b1.
+        let mut board = Board::empty();
+        board.set_piece_at(Square::A1, Piece::from_char('P').unwrap());
+        board.set_piece_at(Square::B1, Piece::from_char('B').unwrap());
+        let width = |role_stretch, col: u32| {
+            let drawn = draw_board(&board, &style(role_stretch), &PieceSet::builtin(), 64);
+            (col * 64..col * 64 + 64)
+                .filter(|&x| {
+                    (448..512).any(|y| {
+                        let p = drawn.pixmap.pixel(x, y).unwrap().demultiply();
+                        p.red() < 200
+                    })
+                })
+                .count()
+        };
+        let mut narrow_pawns = [[1.0, 1.0]; 6];
+        narrow_pawns[0] = [0.5, 1.0];
+        let (pawn, bishop) = (width([[1.0, 1.0]; 6], 0), width([[1.0, 1.0]; 6], 1));
+        let (narrow_pawn, same_bishop) = (width(narrow_pawns, 0), width(narrow_pawns, 1));
+        assert!(pawn > 20, "the pawn is drawn: {pawn} columns");
+        assert!(
+            narrow_pawn * 10 <= pawn * 6 && narrow_pawn * 10 >= pawn * 4,
+            "{pawn} -> {narrow_pawn} columns"
+        );
+        assert_eq!(bishop, same_bishop);
     }
 
     fn start() -> Board {

@@ -258,6 +258,9 @@ pub struct PieceVariation {
     pub stroke: i8,
     /// Horizontal and vertical stretch of the drawings (1.0 as drawn).
     pub stretch: [f32; 2],
+    /// A further horizontal and vertical stretch per role (pawn first, king last), so that one
+    /// role's proportions change against the others' (a narrow pawn, a squat rook).
+    pub role_stretch: [[f32; 2]; 6],
 }
 
 impl Default for PieceVariation {
@@ -267,6 +270,7 @@ impl Default for PieceVariation {
             black_fill: [0, 0, 0],
             stroke: 0,
             stretch: [1.0, 1.0],
+            role_stretch: [[1.0, 1.0]; 6],
         }
     }
 }

@@ -37,9 +37,8 @@ pub struct TrainOptions {
     pub seed: u64,
     /// The network's widths.
     pub shape: NetShape,
-    /// Largest change of the pieces' dark strokes, in pixels: 1 (the shipped recipe: thicker
-    /// or thinner by one) or 2 (also thicker by two on large drawings).
-    pub max_stroke: i8,
+    /// How the training pictures vary beyond the library's sets and textures.
+    pub recipe: DataRecipe,
     /// Piece sets and textures to render with.
     pub library: Library,
     /// Threads rendering training boards (1: the shipped recipe's data stream; more keep a
@@ -55,6 +54,28 @@ pub struct TrainOptions {
     pub resume: Option<(std::path::PathBuf, usize)>,
 }
 
+/// How the training pictures vary beyond the library's sets and textures.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DataRecipe {
+    /// Largest change of the pieces' dark strokes, in pixels: 1 (the shipped recipe: thicker
+    /// or thinner by one) or 2 (also thicker by two on large drawings).
+    pub max_stroke: i8,
+    /// Change the roles' proportions against each other on a quarter of the boards: pawns
+    /// 50-100% as wide (classic book fonts draw them half as wide as lichess's designs),
+    /// 85-115% as tall, the other roles 75-110% as wide and 90-110% as tall.
+    pub role_stretch: bool,
+}
+
+impl Default for DataRecipe {
+    /// The first recipe: strokes changed by a pixel, roles kept in proportion.
+    fn default() -> DataRecipe {
+        DataRecipe {
+            max_stroke: 1,
+            role_stretch: false,
+        }
+    }
+}
+
 /// One training board: 64 crops and their classes.
 pub struct TrainingBoard {
     /// `64 * CROP * CROP` values.
@@ -67,8 +88,12 @@ fn to_rgb(pixmap: &fenlens_render::resvg::tiny_skia::Pixmap) -> RgbImage {
     image::DynamicImage::ImageRgba8(pixmap_to_rgba(pixmap)).to_rgb8()
 }
 
-/// Renders one training board; `max_stroke` as in [`TrainOptions`].
-pub fn training_board(rng: &mut impl RngExt, library: &Library, max_stroke: i8) -> TrainingBoard {
+/// Renders one training board.
+pub fn training_board(
+    rng: &mut impl RngExt,
+    library: &Library,
+    recipe: &DataRecipe,
+) -> TrainingBoard {
     let sampled: Sampled = if rng.random_bool(0.5) {
         positions::random_placement(rng)
     } else {
@@ -90,7 +115,7 @@ pub fn training_board(rng: &mut impl RngExt, library: &Library, max_stroke: i8) 
         }
     }
     if rng.random_bool(0.5) {
-        style.piece_variation = piece_variation(rng, max_stroke);
+        style.piece_variation = piece_variation(rng, recipe);
     }
     let sets = &library.piece_sets;
     let pieces = &sets[rng.random_range(0..sets.len())];
@@ -186,7 +211,7 @@ pub fn training_board(rng: &mut impl RngExt, library: &Library, max_stroke: i8) 
 }
 
 /// A random change of the piece drawings: fill colours, stroke weight, proportions.
-fn piece_variation(rng: &mut impl RngExt, max_stroke: i8) -> PieceVariation {
+fn piece_variation(rng: &mut impl RngExt, recipe: &DataRecipe) -> PieceVariation {
     let mut variation = PieceVariation::default();
     if rng.random_bool(0.6) {
         variation.white_fill = hsl(
@@ -203,7 +228,7 @@ fn piece_variation(rng: &mut impl RngExt, max_stroke: i8) -> PieceVariation {
         );
     }
     if rng.random_bool(0.4) {
-        variation.stroke = if max_stroke >= 2 {
+        variation.stroke = if recipe.max_stroke >= 2 {
             [-1, 1, 2][rng.random_range(0..3)]
         } else if rng.random_bool(0.5) {
             1
@@ -213,6 +238,16 @@ fn piece_variation(rng: &mut impl RngExt, max_stroke: i8) -> PieceVariation {
     }
     if rng.random_bool(0.5) {
         variation.stretch = [rng.random_range(0.8..1.12), rng.random_range(0.88..1.08)];
+    }
+    if recipe.role_stretch && rng.random_bool(0.5) {
+        // Roles' proportions against each other (see `DataRecipe::role_stretch`).
+        variation.role_stretch = std::array::from_fn(|role| {
+            if role == 0 {
+                [rng.random_range(0.5..1.0), rng.random_range(0.85..1.15)]
+            } else {
+                [rng.random_range(0.75..1.1), rng.random_range(0.9..1.1)]
+            }
+        });
     }
     variation
 }
@@ -239,7 +274,7 @@ fn prefetch(
     library: Library,
     seed: u64,
     boards: usize,
-    max_stroke: i8,
+    recipe: DataRecipe,
     threads: usize,
 ) -> impl FnMut() -> Option<(Vec<f32>, Vec<u32>)> {
     let threads = threads.max(1);
@@ -254,7 +289,7 @@ fn prefetch(
                     let mut crops = Vec::with_capacity(boards * 64 * CROP * CROP);
                     let mut labels = Vec::with_capacity(boards * 64);
                     for _ in 0..boards {
-                        let board = training_board(&mut rng, &library, max_stroke);
+                        let board = training_board(&mut rng, &library, &recipe);
                         crops.extend(board.crops);
                         labels.extend(board.labels);
                     }
@@ -318,7 +353,7 @@ pub fn train(
             .seed
             .wrapping_add((first_step as u64).wrapping_mul(1_000_003)),
         options.boards_per_step,
-        options.max_stroke,
+        options.recipe,
         options.render_threads,
     );
     let (mut loss_sum, mut correct, mut seen, mut interval) = (0.0f32, 0usize, 0usize, 0usize);
@@ -405,7 +440,7 @@ mod tests {
                 channels: [2, 2, 2],
                 hidden: 4,
             },
-            max_stroke: 1,
+            recipe: DataRecipe::default(),
             library: Library::builtin(),
             render_threads: 1,
             checkpoint: None,
@@ -426,13 +461,33 @@ mod tests {
     }
 
     #[test]
+    fn role_stretch_narrows_pawns_on_a_share_of_the_boards() {
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        let stretched = DataRecipe {
+            role_stretch: true,
+            ..DataRecipe::default()
+        };
+        let pawn_widths: Vec<f32> = (0..400)
+            .map(|_| piece_variation(&mut rng, &stretched).role_stretch[0][0])
+            .collect();
+        let narrowed = pawn_widths.iter().filter(|&&w| w < 1.0).count();
+        assert!((150..=250).contains(&narrowed), "{narrowed} of 400");
+        assert!(pawn_widths.iter().all(|&w| (0.5..=1.0).contains(&w)));
+        assert!(pawn_widths.iter().any(|&w| w < 0.6));
+        let plain = (0..100).all(|_| {
+            piece_variation(&mut rng, &DataRecipe::default()).role_stretch == [[1.0, 1.0]; 6]
+        });
+        assert!(plain, "the default recipe keeps the roles in proportion");
+    }
+
+    #[test]
     fn one_render_thread_gives_the_seeds_own_stream() {
         let library = Library::builtin();
-        let mut next = prefetch(library.clone(), 5, 1, 1, 1);
+        let mut next = prefetch(library.clone(), 5, 1, DataRecipe::default(), 1);
         let mut rng = ChaCha8Rng::seed_from_u64(5);
         for _ in 0..2 {
             let (crops, labels) = next().expect("a batch");
-            let board = training_board(&mut rng, &library, 1);
+            let board = training_board(&mut rng, &library, &DataRecipe::default());
             assert_eq!(labels, board.labels);
             assert_eq!(crops, board.crops);
         }
@@ -441,15 +496,18 @@ mod tests {
     #[test]
     fn several_render_threads_hand_out_batches_in_a_fixed_order() {
         let library = Library::builtin();
-        let mut first = prefetch(library.clone(), 5, 1, 1, 3);
-        let mut second = prefetch(library.clone(), 5, 1, 1, 3);
+        let mut first = prefetch(library.clone(), 5, 1, DataRecipe::default(), 3);
+        let mut second = prefetch(library.clone(), 5, 1, DataRecipe::default(), 3);
         let batches: Vec<_> = (0..4).map(|_| first().expect("a batch")).collect();
         for batch in &batches {
             assert_eq!(&second().expect("a batch"), batch);
         }
         // Thread 1's stream comes second, and it is not thread 0's.
         let mut rng = ChaCha8Rng::seed_from_u64(5 + THREAD_SEED_STRIDE);
-        assert_eq!(batches[1].1, training_board(&mut rng, &library, 1).labels);
+        assert_eq!(
+            batches[1].1,
+            training_board(&mut rng, &library, &DataRecipe::default()).labels
+        );
         assert_ne!(batches[0].0, batches[1].0);
     }
 
