@@ -104,6 +104,11 @@ fn cheap(reading: &SquareReading, to: usize) -> bool {
     reading.probabilities[to] * MAX_COST >= reading.probabilities[reading.class]
 }
 
+/// Whether a square is on rank 1 or 8, where no pawn stands.
+fn on_back_rank(square: Square) -> bool {
+    matches!(square.rank() as u32, 0 | 7)
+}
+
 fn is_pawn(class: usize) -> bool {
     class_piece(class).is_some_and(|p| p.role == Role::Pawn)
 }
@@ -141,7 +146,7 @@ pub fn compose(probabilities: &[[f32; CLASSES]], flipped: bool) -> Vec<SquareRea
 
     // No pawns on the back ranks.
     for r in readings.iter_mut() {
-        let back = matches!(r.square.rank() as u32, 0 | 7);
+        let back = on_back_rank(r.square);
         if back && is_pawn(r.class) {
             if let Some(to) = best_other(r, |c| !is_pawn(c)) {
                 if cheap(r, to) {
@@ -225,7 +230,7 @@ fn fact_cost(readings: &[SquareReading]) -> f32 {
     }
     let back_pawns = readings
         .iter()
-        .filter(|r| matches!(r.square.rank() as u32, 0 | 7) && is_pawn(r.class))
+        .filter(|r| on_back_rank(r.square) && is_pawn(r.class))
         .count() as f32;
     cost + back_pawns * MAX_COST.ln()
 }
@@ -277,10 +282,9 @@ pub fn flag_implausible(readings: &mut [SquareReading]) {
             let Some(piece) = class_piece(r.class).filter(|p| p.color == color) else {
                 continue;
             };
-            let count = counts.by_role[piece.role as usize - 1];
             let broken = match piece.role {
-                Role::King => count > 1,
-                Role::Pawn => count > 8 || matches!(r.square.rank() as u32, 0 | 7),
+                Role::King => counts.of_role(Role::King) > 1,
+                Role::Pawn => counts.of_role(Role::Pawn) > 8 || on_back_rank(r.square),
                 role => many_promoted && counts.too_many(role, r.square),
             };
             r.implausible |= broken;
@@ -319,6 +323,11 @@ impl PieceCounts {
         counts
     }
 
+    /// How many pieces of `role` the side holds.
+    fn of_role(&self, role: Role) -> u32 {
+        self.by_role[role as usize - 1]
+    }
+
     /// How many of a role a side holds without a promotion: two knights, two rooks, one queen,
     /// one bishop on each colour of square (`None` for pawns and kings, which other rules count).
     fn without_promotion(role: Role) -> Option<u32> {
@@ -334,7 +343,7 @@ impl PieceCounts {
     fn alongside(&self, role: Role, square: Square) -> u32 {
         match role {
             Role::Bishop => self.bishops_on[square.is_light() as usize],
-            _ => self.by_role[role as usize - 1],
+            _ => self.of_role(role),
         }
     }
 
@@ -345,7 +354,7 @@ impl PieceCounts {
         };
         [Role::Knight, Role::Rook, Role::Queen]
             .into_iter()
-            .map(|role| over(self.by_role[role as usize - 1], role))
+            .map(|role| over(self.of_role(role), role))
             .chain(self.bishops_on.iter().map(|&n| over(n, Role::Bishop)))
             .sum()
     }
@@ -396,7 +405,7 @@ fn prefer_fewer_promotions(readings: &mut [SquareReading]) {
             if !movable {
                 continue;
             }
-            let back = matches!(readings[i].square.rank() as u32, 0 | 7);
+            let back = on_back_rank(readings[i].square);
             for to in 0..CLASSES {
                 let allowed = to != from
                     && class_piece(to)
