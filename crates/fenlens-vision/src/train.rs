@@ -64,6 +64,12 @@ pub struct DataRecipe {
     /// 50-100% as wide (classic book fonts draw them half as wide as lichess's designs),
     /// 85-115% as tall, the other roles 75-110% as wide and 90-110% as tall.
     pub role_stretch: bool,
+    /// With `role_stretch`, on half of its boards (an eighth of all), pawns in proportions no
+    /// lichess design has: tall and thin (45-90% as wide, 110-140% as tall, like Leipzig's and
+    /// other book fonts' pawns, as tall as their kings) or broad (110-145% as wide, 85-110% as
+    /// tall), with bishops 85-100% as tall; so that a pawn is told from a bishop by its head
+    /// rather than its proportions.
+    pub pawn_shapes: bool,
 }
 
 impl Default for DataRecipe {
@@ -72,6 +78,7 @@ impl Default for DataRecipe {
         DataRecipe {
             max_stroke: 1,
             role_stretch: false,
+            pawn_shapes: false,
         }
     }
 }
@@ -241,12 +248,14 @@ fn piece_variation(rng: &mut impl RngExt, recipe: &DataRecipe) -> PieceVariation
     }
     if recipe.role_stretch && rng.random_bool(0.5) {
         // Roles' proportions against each other (see `DataRecipe::role_stretch`).
-        variation.role_stretch = std::array::from_fn(|role| {
-            if role == 0 {
-                [rng.random_range(0.5..1.0), rng.random_range(0.85..1.15)]
-            } else {
-                [rng.random_range(0.75..1.1), rng.random_range(0.9..1.1)]
-            }
+        // Half of those boards, with `pawn_shapes`, draw pawns as no lichess design does.
+        let pawn_shape = (recipe.pawn_shapes && rng.random_bool(0.5)).then(|| rng.random_bool(0.5));
+        variation.role_stretch = std::array::from_fn(|role| match (pawn_shape, role) {
+            (Some(true), 0) => [rng.random_range(0.45..0.9), rng.random_range(1.1..1.4)],
+            (Some(false), 0) => [rng.random_range(1.1..1.45), rng.random_range(0.85..1.1)],
+            (Some(_), 2) => [rng.random_range(0.75..1.1), rng.random_range(0.85..1.0)],
+            (None, 0) => [rng.random_range(0.5..1.0), rng.random_range(0.85..1.15)],
+            _ => [rng.random_range(0.75..1.1), rng.random_range(0.9..1.1)],
         });
     }
     variation
@@ -478,6 +487,46 @@ mod tests {
             piece_variation(&mut rng, &DataRecipe::default()).role_stretch == [[1.0, 1.0]; 6]
         });
         assert!(plain, "the default recipe keeps the roles in proportion");
+    }
+
+    #[test]
+    fn pawn_shapes_draw_tall_and_broad_pawns_beside_shorter_bishops() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let recipe = DataRecipe {
+            role_stretch: true,
+            pawn_shapes: true,
+            ..DataRecipe::default()
+        };
+        let stretches: Vec<[[f32; 2]; 6]> = (0..800)
+            .map(|_| piece_variation(&mut rng, &recipe).role_stretch)
+            .collect();
+        let pawn = |s: &[[f32; 2]; 6]| s[0];
+        let tall = stretches.iter().filter(|s| pawn(s)[1] > 1.15).count();
+        let broad = stretches.iter().filter(|s| pawn(s)[0] > 1.05).count();
+        // Half of the varied designs are role-stretched, half of those get a pawn shape, split
+        // between tall and broad: about 100 of each in 800.
+        assert!((60..=140).contains(&tall), "{tall} tall of 800");
+        assert!((60..=140).contains(&broad), "{broad} broad of 800");
+        for s in stretches.iter().filter(|s| pawn(s)[1] > 1.15) {
+            assert!(pawn(s)[0] < 0.9, "a tall pawn is thin: {:?}", pawn(s));
+            assert!(s[2][1] <= 1.0, "its bishop is not taller: {:?}", s[2]);
+        }
+        for s in stretches.iter().filter(|s| pawn(s)[0] > 1.05) {
+            assert!((0.85..1.1).contains(&pawn(s)[1]), "{:?}", pawn(s));
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let without = DataRecipe {
+            role_stretch: true,
+            ..DataRecipe::default()
+        };
+        let plain = (0..800).all(|_| {
+            let p = piece_variation(&mut rng, &without).role_stretch[0];
+            (0.5..=1.0).contains(&p[0]) && (0.85..=1.15).contains(&p[1])
+        });
+        assert!(
+            plain,
+            "without pawn_shapes the pawns stay within the role stretch"
+        );
     }
 
     #[test]

@@ -69,6 +69,12 @@ pub struct TrainArgs {
     /// see models/README.md).
     #[arg(long)]
     role_stretch: bool,
+    /// With --role-stretch, on half of its boards draw pawns in proportions no lichess design
+    /// has: tall and thin like the pawns of classic book fonts (Leipzig's stand as tall as
+    /// their kings), or broad; bishops a little shorter (the shipped models' last 2,000 steps
+    /// since the sixteenth session; see models/README.md).
+    #[arg(long, requires = "role_stretch")]
+    pawn_shapes: bool,
     /// Threads rendering training boards. 1 (the default) gives the data stream of the shipped
     /// recipe; on a machine with many cores, 2-3 keep the network from waiting on the renderer
     /// (another stream, as deterministic: a seed and a thread count give the same data).
@@ -128,6 +134,7 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
         recipe: DataRecipe {
             max_stroke: args.max_stroke,
             role_stretch: args.role_stretch,
+            pawn_shapes: args.pawn_shapes,
         },
         steps: args.steps,
         boards_per_step: args.boards_per_step,
