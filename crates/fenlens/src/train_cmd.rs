@@ -65,14 +65,14 @@ pub struct TrainArgs {
     max_stroke: i8,
     /// Change the roles' proportions against each other on a quarter of the training boards
     /// (pawns down to half as wide, other roles 75-110% as wide), so that a pawn is told by its
-    /// head rather than by lichess's squat proportions (the shipped models' last 2,000 steps;
-    /// see models/README.md).
+    /// head rather than by lichess's squat proportions (the shipped recipe; see
+    /// models/README.md).
     #[arg(long)]
     role_stretch: bool,
     /// With --role-stretch, on half of its boards draw pawns in proportions no lichess design
     /// has: tall and thin like the pawns of classic book fonts (Leipzig's stand as tall as
-    /// their kings), or broad; bishops a little shorter (the shipped models' last 2,000 steps
-    /// since the sixteenth session; see models/README.md).
+    /// their kings), or broad; bishops a little shorter (the shipped recipe since the
+    /// sixteenth session; see models/README.md).
     #[arg(long, requires = "role_stretch")]
     pawn_shapes: bool,
     /// Threads rendering training boards. 1 (the default) gives the data stream of the shipped
