@@ -65,6 +65,9 @@ pub struct SquareReading {
     /// One of more pieces of its kind than games hold, on a board whose side has several
     /// such pieces (see [`flag_implausible`]).
     pub implausible: bool,
+    /// The classifier's members disagreed about its best class (see
+    /// [`crate::classify::BoardReading::contested`]).
+    pub contested: bool,
 }
 
 impl SquareReading {
@@ -78,9 +81,10 @@ impl SquareReading {
         self.uncertain_below(UNCERTAIN_BELOW)
     }
 
-    /// Whether this square was changed by a rule or its probability is under `threshold`.
+    /// Whether this square was changed by a rule, flagged as implausible or contested, or its
+    /// probability is under `threshold`.
     pub fn uncertain_below(&self, threshold: f32) -> bool {
-        self.changed || self.implausible || self.confidence() < threshold
+        self.changed || self.implausible || self.contested || self.confidence() < threshold
     }
 
     /// Other classes by probability, best first (excluding the chosen one).
@@ -140,6 +144,7 @@ pub fn compose(probabilities: &[[f32; CLASSES]], flipped: bool) -> Vec<SquareRea
                 probabilities: p,
                 changed: false,
                 implausible: false,
+                contested: false,
             }
         })
         .collect();

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::VisionError;
 use crate::alike::{groups, pool};
-use crate::classify::Classifier;
+use crate::classify::{BoardReading, Classifier};
 use crate::colour::{mean_greys, reconcile};
 use crate::compose::{
     SquareReading, UNCERTAIN_BELOW, as_displayed, compose, display_index, flag_implausible,
@@ -152,6 +152,7 @@ pub struct Recognizer {
     position_prior: bool,
     weigh_facts: bool,
     read_rank_digits: bool,
+    flag_contested: bool,
 }
 
 impl Recognizer {
@@ -169,6 +170,7 @@ impl Recognizer {
             position_prior: true,
             weigh_facts: true,
             read_rank_digits: true,
+            flag_contested: true,
         }
     }
 
@@ -205,6 +207,14 @@ impl Recognizer {
     /// them.
     pub fn with_rank_digits(mut self, on: bool) -> Recognizer {
         self.read_rank_digits = on;
+        self
+    }
+
+    /// Whether squares on which the classifier's members disagree are reported uncertain (on
+    /// by default; see [`crate::classify::BoardReading::contested`]). Off measures the flags
+    /// without them.
+    pub fn with_contested_flags(mut self, on: bool) -> Recognizer {
+        self.flag_contested = on;
         self
     }
 
@@ -255,7 +265,10 @@ impl Recognizer {
         let t1 = Instant::now();
         let rectified = rectify(image, corners).ok_or(VisionError::NoBoard)?;
         let t2 = Instant::now();
-        let mut probabilities = self.classifier.read_board(&rectified)?;
+        let BoardReading {
+            mut probabilities,
+            contested,
+        } = self.classifier.read_board(&rectified)?;
         let outlines = silhouettes(&rectified);
         reconcile(&mut probabilities, &mean_greys(&rectified, &outlines));
         if self.weigh_knights {
@@ -294,6 +307,14 @@ impl Recognizer {
             }
         }
         let mut squares = compose(&probabilities, flipped);
+        if self.flag_contested {
+            for r in squares.iter_mut() {
+                r.contested = contested
+                    .get(display_index(r.square, flipped))
+                    .copied()
+                    .unwrap_or(false);
+            }
+        }
         if self.weigh_facts {
             weigh_by_facts(&mut squares);
             flag_implausible(&mut squares);

@@ -73,6 +73,10 @@ pub struct EvalArgs {
     /// third rook; the default does; this measures the flags without it).
     #[arg(long)]
     no_facts: bool,
+    /// Do not flag the squares on which the models of an ensemble disagree (the default does;
+    /// this measures the flags without them).
+    #[arg(long)]
+    no_contested: bool,
     /// Do not read the orientation from rank digits inside an edge column (the default does;
     /// this measures the orientation without them).
     #[arg(long)]
@@ -197,6 +201,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         .with_alike_pooling(!args.no_alike)
         .with_position_prior(!args.no_prior)
         .with_fact_weighing(!args.no_facts)
+        .with_contested_flags(!args.no_contested)
         .with_rank_digits(!args.no_ranks);
     let bar = progress_bar(entries.len() as u64, "evaluating");
     let started = Instant::now();
