@@ -25,13 +25,19 @@
 //! book diagrams, 31-40% in small pictures and 16-24% in photographs (`cargo run --release -p
 //! fenlens-vision --example likeness DIR`).
 //!
+//! A group is one drawing on squares of one colour, so it also holds one piece as many times:
+//! [`cap_groups`] then keeps it from classes a side has fewer of on one colour of squares in
+//! games (a pair of alike "bishops" is more likely a pair of pawns of a design never seen).
+//!
 //! Measured with the held-out models (boards exactly right, seeds 2026 / 777 / calibration set
 //! 77): 78.8% → 79.0%, 73.8% → 74.3%, 78.0% → 79.0%; flags a board 3.49 → 3.18, 3.64 → 3.34,
 //! 3.30 → 3.08. `fenlens eval --no-alike` measures the pipeline without it.
 //!
 //! Assumes the rectified board of [`crate::rectify`] and probabilities in display order.
 
-use crate::classify::{CLASSES, renormalize};
+use fenlens_fen::shakmaty::Role;
+
+use crate::classify::{CLASSES, best_class, class_piece, renormalize};
 use crate::rectify::{BOARD, Rectified, SQUARE};
 use crate::silhouette::{EDGE, Silhouette, cell_origin};
 
@@ -167,6 +173,61 @@ pub fn pool(probabilities: &mut [[f32; CLASSES]], groups: &[Vec<usize>]) {
     }
 }
 
+/// What [`cap_groups`] leaves of a class's probability where the group has more copies than
+/// the class allows without a promotion. On pictures of designs the shipped pair never saw
+/// (`fenlens eval`, against `--no-group-caps`), boards exact: 14 foreign designs 46.9 ->
+/// 47.5% (game positions 51.6 -> 52.5%), 11 chess fonts 18.5 -> 19.7% (21.4 -> 23.1%); held-out
+/// pair on held-out lichess sets, seeds 2026 / 777: 80.5 / 76.0 -> 80.5 / 75.8%. Ruling such
+/// classes out (0) read game positions better still (53.7%, 24.1%) but random placements,
+/// which often hold same-coloured bishops on squares of one colour, far worse (foreign
+/// 19.8 -> 11.2%, lichess seed 2026 19.5 -> 11.5%); 0.1 gained about half as much, 0.001 lost
+/// 0.2-0.5 points on the lichess sets.
+pub const OVER_COUNT_KEEP: f32 = 0.01;
+
+/// The most copies of a class one side holds on squares of one colour in a game without a
+/// promotion: a king, a queen, one bishop (a side's two stand on squares of both colours), two
+/// knights or rooks, eight pawns.
+fn copies_allowed(class: usize) -> usize {
+    match class_piece(class).map(|p| p.role) {
+        None => 64,
+        Some(Role::King | Role::Queen | Role::Bishop) => 1,
+        Some(Role::Knight | Role::Rook) => 2,
+        Some(Role::Pawn) => 8,
+    }
+}
+
+/// A group of alike squares holds copies of one drawing on squares of one colour, so its class
+/// must allow that many copies ([`copies_allowed`]): the probability of every class that does
+/// not is multiplied by `keep` (0 rules it out). Returns the squares whose best class changed
+/// (display order). Run after [`pool`], whose groups all read alike.
+pub fn cap_groups(
+    probabilities: &mut [[f32; CLASSES]],
+    groups: &[Vec<usize>],
+    keep: f32,
+) -> Vec<usize> {
+    let mut changed = Vec::new();
+    for group in groups {
+        for &cell in group {
+            let before = best_class(&probabilities[cell]);
+            let row = &mut probabilities[cell];
+            let mut any = false;
+            for (class, p) in row.iter_mut().enumerate() {
+                if copies_allowed(class) < group.len() {
+                    *p *= keep;
+                    any = true;
+                }
+            }
+            if any {
+                renormalize(row);
+                if best_class(row) != before {
+                    changed.push(cell);
+                }
+            }
+        }
+    }
+    changed
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -220,6 +281,36 @@ mod tests {
             "squares of two colours are not compared"
         );
         assert_eq!(groups(&board, &outlines), vec![vec![8, 10], vec![9, 11]]);
+    }
+
+    #[test]
+    fn a_group_is_kept_from_classes_with_fewer_copies() {
+        // Classes: 1 white pawn, 2 white knight, 3 white bishop, 4 white rook.
+        let mut probabilities = vec![[0.0f32; CLASSES]; 64];
+        for cell in [1, 3, 5] {
+            (probabilities[cell][3], probabilities[cell][1]) = (0.9, 0.1);
+        }
+        for cell in [10, 12] {
+            (probabilities[cell][2], probabilities[cell][4]) = (0.9, 0.1);
+        }
+        for cell in [20, 22] {
+            (probabilities[cell][3], probabilities[cell][1]) = (0.999, 0.001);
+        }
+        probabilities[30][3] = 1.0;
+        let groups = [vec![1, 3, 5], vec![10, 12], vec![20, 22]];
+        let mut capped = probabilities.clone();
+        let changed = cap_groups(&mut capped, &groups, 0.01);
+        assert_eq!(changed, vec![1, 3, 5], "three bishops become pawns");
+        assert!(capped[1][1] > 0.9, "{:?}", capped[1]);
+        assert_eq!(best_class(&capped[10]), 2, "two knights are allowed");
+        assert_eq!(capped[10], probabilities[10]);
+        assert_eq!(best_class(&capped[20]), 3, "a sure pair of bishops stays");
+        assert!(capped[20][3] < 0.95, "but less sure: {:?}", capped[20]);
+        assert_eq!(capped[30], probabilities[30], "a square alone is left");
+        let mut ruled_out = probabilities.clone();
+        let changed = cap_groups(&mut ruled_out, &groups, 0.0);
+        assert_eq!(changed, vec![1, 3, 5, 20, 22]);
+        assert_eq!(best_class(&ruled_out[20]), 1);
     }
 
     #[test]

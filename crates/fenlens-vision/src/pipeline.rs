@@ -8,7 +8,7 @@ use image::RgbImage;
 use serde::Serialize;
 
 use crate::VisionError;
-use crate::alike::{groups, pool};
+use crate::alike::{OVER_COUNT_KEEP, cap_groups, groups, pool};
 use crate::classify::{BoardReading, Classifier};
 use crate::colour::{mean_greys, reconcile};
 use crate::compose::{
@@ -153,6 +153,7 @@ pub struct Recognizer {
     weigh_facts: bool,
     read_rank_digits: bool,
     flag_contested: bool,
+    cap_groups: bool,
 }
 
 impl Recognizer {
@@ -171,6 +172,7 @@ impl Recognizer {
             weigh_facts: true,
             read_rank_digits: true,
             flag_contested: true,
+            cap_groups: true,
         }
     }
 
@@ -215,6 +217,14 @@ impl Recognizer {
     /// without them.
     pub fn with_contested_flags(mut self, on: bool) -> Recognizer {
         self.flag_contested = on;
+        self
+    }
+
+    /// Whether a group of alike squares is kept from a class that allows fewer copies on
+    /// squares of one colour (on by default, with the pooling of alike squares; see
+    /// [`crate::alike::cap_groups`]). Off measures the pipeline without it.
+    pub fn with_group_caps(mut self, on: bool) -> Recognizer {
+        self.cap_groups = on;
         self
     }
 
@@ -274,8 +284,13 @@ impl Recognizer {
         if self.weigh_knights {
             weigh_knights(&mut probabilities, &asymmetries(&outlines));
         }
+        let mut capped = Vec::new();
         if self.pool_alike {
-            pool(&mut probabilities, &groups(&rectified, &outlines));
+            let groups = groups(&rectified, &outlines);
+            pool(&mut probabilities, &groups);
+            if self.cap_groups {
+                capped = cap_groups(&mut probabilities, &groups, OVER_COUNT_KEEP);
+            }
         }
         let t3 = Instant::now();
         timings.rectify = t2 - t1;
@@ -313,6 +328,11 @@ impl Recognizer {
                     .get(display_index(r.square, flipped))
                     .copied()
                     .unwrap_or(false);
+            }
+        }
+        for r in squares.iter_mut() {
+            if capped.contains(&display_index(r.square, flipped)) {
+                r.changed = true;
             }
         }
         if self.weigh_facts {

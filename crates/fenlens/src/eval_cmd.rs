@@ -61,6 +61,11 @@ pub struct EvalArgs {
     /// the pipeline without it).
     #[arg(long)]
     no_alike: bool,
+    /// Do not keep a group of alike squares from classes that allow fewer copies on squares
+    /// of one colour, such as two bishops (the default does; this measures the pipeline
+    /// without it).
+    #[arg(long)]
+    no_group_caps: bool,
     /// Do not look again at unsure squares cut a pixel higher and lower (the default does;
     /// this measures the pipeline without those looks).
     #[arg(long)]
@@ -199,6 +204,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
     let recognizer = Recognizer::with_classifier(classifier)
         .with_symmetry_check(!args.no_symmetry)
         .with_alike_pooling(!args.no_alike)
+        .with_group_caps(!args.no_group_caps)
         .with_position_prior(!args.no_prior)
         .with_fact_weighing(!args.no_facts)
         .with_contested_flags(!args.no_contested)
