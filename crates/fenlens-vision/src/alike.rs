@@ -38,6 +38,7 @@
 use fenlens_fen::shakmaty::Role;
 
 use crate::classify::{CLASSES, best_class, class_piece, renormalize};
+use crate::compose::without_promotion;
 use crate::rectify::{BOARD, Rectified, SQUARE};
 use crate::silhouette::{EDGE, Silhouette, cell_origin};
 
@@ -185,14 +186,13 @@ pub fn pool(probabilities: &mut [[f32; CLASSES]], groups: &[Vec<usize>]) {
 pub const OVER_COUNT_KEEP: f32 = 0.01;
 
 /// The most copies of a class one side holds on squares of one colour in a game without a
-/// promotion: a king, a queen, one bishop (a side's two stand on squares of both colours), two
-/// knights or rooks, eight pawns.
+/// promotion: [`without_promotion`] (one bishop per colour of square, one queen, two knights
+/// or rooks), one king, eight pawns.
 fn copies_allowed(class: usize) -> usize {
     match class_piece(class).map(|p| p.role) {
         None => 64,
-        Some(Role::King | Role::Queen | Role::Bishop) => 1,
-        Some(Role::Knight | Role::Rook) => 2,
-        Some(Role::Pawn) => 8,
+        Some(Role::King) => 1,
+        Some(role) => without_promotion(role).map_or(8, |n| n as usize),
     }
 }
 

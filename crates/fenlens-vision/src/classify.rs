@@ -273,8 +273,8 @@ impl Classifier {
     /// Class probabilities for the 64 squares of a rectified board (display order): the crops
     /// of [`cut_squares`] through [`Classifier::probabilities`], then, for each square whose best
     /// class has less than [`SHIFT_BELOW`], the average with two more looks at it cut one pixel
-    /// higher and one lower. With several members, also the squares on whose plain crop their
-    /// best classes differ.
+    /// higher and one lower. With several members, also the squares on whose plain crop they
+    /// are at odds ([`CONTESTED_BELOW`]).
     pub fn read_board(&self, board: &Rectified) -> Result<BoardReading, VisionError> {
         let (mut rows, contested) = self.looks(&cut_squares(board))?;
         let unsure: Vec<usize> = (0..rows.len())
@@ -302,8 +302,8 @@ impl Classifier {
         self.looks(crops).map(|(rows, _)| rows)
     }
 
-    /// [`Classifier::probabilities`], and for each crop whether the members' best classes
-    /// differ on it (the mirrored look aside).
+    /// [`Classifier::probabilities`], and for each crop whether the members are at odds on it
+    /// (the mirrored look aside).
     fn looks(&self, crops: &[f32]) -> Result<(Vec<[f32; CLASSES]>, Vec<bool>), VisionError> {
         let (mut rows, contested) = self.forward(crops)?;
         if self.mirror {

@@ -65,7 +65,7 @@ pub struct SquareReading {
     /// One of more pieces of its kind than games hold, on a board whose side has several
     /// such pieces (see [`flag_implausible`]).
     pub implausible: bool,
-    /// The classifier's members disagreed about its best class (see
+    /// The classifier's members were at odds about its class (see
     /// [`crate::classify::BoardReading::contested`]).
     pub contested: bool,
 }
@@ -303,6 +303,16 @@ fn promoted(readings: &[SquareReading], color: Color) -> u32 {
     PieceCounts::of(readings, color).promoted()
 }
 
+/// How many of a role a side holds without a promotion: two knights, two rooks, one queen,
+/// one bishop on each colour of square (`None` for pawns and kings, which other rules count).
+pub(crate) fn without_promotion(role: Role) -> Option<u32> {
+    match role {
+        Role::Knight | Role::Rook => Some(2),
+        Role::Queen | Role::Bishop => Some(1),
+        Role::Pawn | Role::King => None,
+    }
+}
+
 /// How many pieces of one side the readings hold, by role, and its bishops by square colour.
 struct PieceCounts {
     /// Per role (pawn first, king last).
@@ -333,17 +343,7 @@ impl PieceCounts {
         self.by_role[role as usize - 1]
     }
 
-    /// How many of a role a side holds without a promotion: two knights, two rooks, one queen,
-    /// one bishop on each colour of square (`None` for pawns and kings, which other rules count).
-    fn without_promotion(role: Role) -> Option<u32> {
-        match role {
-            Role::Knight | Role::Rook => Some(2),
-            Role::Queen | Role::Bishop => Some(1),
-            Role::Pawn | Role::King => None,
-        }
-    }
-
-    /// The pieces counted against [`Self::without_promotion`] for a piece of `role` on
+    /// The pieces counted against [`without_promotion`] for a piece of `role` on
     /// `square`: all of the role, or for a bishop those on its colour of square.
     fn alongside(&self, role: Role, square: Square) -> u32 {
         match role {
@@ -355,7 +355,7 @@ impl PieceCounts {
     /// Pieces that only a promotion explains.
     fn promoted(&self) -> u32 {
         let over = |n: u32, role: Role| {
-            Self::without_promotion(role).map_or(0, |normal| n.saturating_sub(normal))
+            without_promotion(role).map_or(0, |normal| n.saturating_sub(normal))
         };
         [Role::Knight, Role::Rook, Role::Queen]
             .into_iter()
@@ -367,7 +367,7 @@ impl PieceCounts {
     /// Whether a piece of this role on `square` is one of more than games hold: a third knight
     /// or rook, a second queen, a second bishop on that colour of square.
     fn too_many(&self, role: Role, square: Square) -> bool {
-        Self::without_promotion(role).is_some_and(|n| self.alongside(role, square) > n)
+        without_promotion(role).is_some_and(|n| self.alongside(role, square) > n)
     }
 }
 

@@ -322,18 +322,10 @@ impl Recognizer {
             }
         }
         let mut squares = compose(&probabilities, flipped);
-        if self.flag_contested {
-            for r in squares.iter_mut() {
-                r.contested = contested
-                    .get(display_index(r.square, flipped))
-                    .copied()
-                    .unwrap_or(false);
-            }
-        }
         for r in squares.iter_mut() {
-            if capped.contains(&display_index(r.square, flipped)) {
-                r.changed = true;
-            }
+            let cell = display_index(r.square, flipped);
+            r.contested = self.flag_contested && contested.get(cell).copied().unwrap_or(false);
+            r.changed |= capped.contains(&cell);
         }
         if self.weigh_facts {
             weigh_by_facts(&mut squares);
