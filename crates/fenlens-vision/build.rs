@@ -2,7 +2,11 @@
 //! (both committed; they are averaged at run time). A missing file is left out: both are
 //! missing only while bootstrapping the very first training runs.
 fn main() {
-    let models = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models");
+    // Read at run time, not with env!(): cargo may reuse this script's binary for a checkout at
+    // another path (a worktree sharing the target folder), which would then look for the
+    // models where the first checkout was.
+    let manifest_dir = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".into());
+    let models = std::path::Path::new(&manifest_dir).join("../../models");
     for (file, cfg) in [
         ("square-net.safetensors", "fenlens_has_model"),
         ("square-net-2.safetensors", "fenlens_has_second_model"),
