@@ -40,7 +40,8 @@
 //! unflagged. Half the weight flagged no more misread squares and more squares in all.
 
 use fenlens_fen::check::MANY_PROMOTIONS;
-use fenlens_fen::shakmaty::{Board, Color, Role, Square};
+use fenlens_fen::shakmaty::{Bitboard, Board, Color, Role, Square};
+use fenlens_fen::{Code, Diagnostic, Location, Severity};
 
 #[cfg(test)]
 use crate::classify::class_char;
@@ -63,7 +64,8 @@ pub struct SquareReading {
     /// Changed by the composer to satisfy a rule.
     pub changed: bool,
     /// One of more pieces of its kind than games hold, on a board whose side has several
-    /// such pieces (see [`flag_implausible`]).
+    /// such pieces (see [`flag_implausible`]), or a king or checker in a check no game can
+    /// reach (see [`flag_impossible_checks`]).
     pub implausible: bool,
     /// The classifier's members were at odds about its class (see
     /// [`crate::classify::BoardReading::contested`]).
@@ -297,6 +299,47 @@ pub fn flag_implausible(readings: &mut [SquareReading]) {
     }
 }
 
+/// Marks as implausible the squares of a check no game can reach: where both kings are in
+/// check, or one is checked by three or more pieces, both kings (or that one) and every piece
+/// giving them check; and the king and checkers of the FEN checker's `impossible-check`
+/// finding in `diagnostics` (two checks no single move gives). A misread piece is among them:
+/// a black king read as White's stands in check from Black's pieces, a king read as a queen
+/// gives check. Neither rule depends on the side to move (the checker's `opposite-check`,
+/// which also says that the side not to move is in check, does), so a correct reading of a
+/// real game is never marked.
+pub fn flag_impossible_checks(readings: &mut [SquareReading], diagnostics: &[Diagnostic]) {
+    let board = placement(readings);
+    let checkers = |king: Square| {
+        board.color_at(king).map_or(Bitboard::EMPTY, |color| {
+            board.attacks_to(king, !color, board.occupied())
+        })
+    };
+    let kings: Vec<Square> = Color::ALL
+        .iter()
+        .filter_map(|&color| board.king_of(color))
+        .collect();
+    let mut suspects = Bitboard::EMPTY;
+    let both_in_check = kings.len() == 2 && kings.iter().all(|&k| checkers(k).any());
+    for &king in &kings {
+        let attackers = checkers(king);
+        if both_in_check || attackers.count() > 2 {
+            suspects |= attackers;
+            suspects.add(king);
+        }
+    }
+    for d in diagnostics {
+        if let (Code::ImpossibleCheck, Severity::Error, Location::Square(king)) =
+            (d.code, d.severity, d.location)
+        {
+            suspects |= checkers(king);
+            suspects.add(king);
+        }
+    }
+    for r in readings.iter_mut() {
+        r.implausible |= suspects.contains(r.square);
+    }
+}
+
 /// Pieces of `color` that only a promotion explains: a second queen, a third rook or knight, a
 /// second bishop on squares of one colour.
 fn promoted(readings: &[SquareReading], color: Color) -> u32 {
@@ -463,6 +506,63 @@ mod tests {
         let mut p = [0.001; CLASSES];
         p[class] = 1.0 - 0.012;
         p
+    }
+
+    /// Sure readings of a placement, as compose gives them.
+    fn read_surely(board_fen: &str) -> Vec<SquareReading> {
+        let board: Board = board_fen.parse().expect("a placement");
+        let mut probs = vec![certain(0); 64];
+        for square in Square::ALL {
+            probs[display_index(square, false)] = certain(piece_class(board.piece_at(square)));
+        }
+        compose(&probs, false)
+    }
+
+    fn implausible_squares(board_fen: &str, side: char) -> Vec<String> {
+        let mut readings = read_surely(board_fen);
+        let fen = format!("{board_fen} {side} - - 0 1");
+        let report = fenlens_fen::check(fen.as_bytes(), &fenlens_fen::CheckOptions::default());
+        flag_impossible_checks(&mut readings, &report.diagnostics);
+        let mut flagged: Vec<String> = readings
+            .iter()
+            .filter(|r| r.implausible)
+            .map(|r| r.square.to_string())
+            .collect();
+        flagged.sort();
+        flagged
+    }
+
+    #[test]
+    fn impossible_checks_flag_the_kings_and_their_checkers() {
+        // Both kings in check: the black king from the rook on e2, the white one from h1.
+        for side in ['w', 'b'] {
+            assert_eq!(
+                implausible_squares("4k3/8/8/8/8/8/1P2R3/K6r", side),
+                ["a1", "e2", "e8", "h1"]
+            );
+        }
+        // Three checkers on the white king (and a bystander knight), whichever side moves.
+        for side in ['w', 'b'] {
+            assert_eq!(
+                implausible_squares("k7/8/8/8/1b6/3n4/1n6/r3K3", side),
+                ["a1", "b4", "d3", "e1"]
+            );
+        }
+        // Two checks no single move gives: a rook and a queen on either side of the king.
+        assert_eq!(
+            implausible_squares("k7/8/8/8/8/8/8/r3K2q", 'w'),
+            ["a1", "e1", "h1"]
+        );
+    }
+
+    #[test]
+    fn a_check_games_can_reach_flags_nothing_whichever_side_moves() {
+        for side in ['w', 'b'] {
+            assert!(implausible_squares("4k3/8/8/8/8/8/4R3/K7", side).is_empty());
+        }
+        assert!(implausible_squares("4k3/8/8/8/8/8/8/K7", 'w').is_empty());
+        // A legal double check (rook and knight), Black to move but read with White to move.
+        assert!(implausible_squares("4k3/8/3N4/8/8/8/4R3/K7", 'w').is_empty());
     }
 
     #[test]

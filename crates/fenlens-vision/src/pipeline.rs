@@ -13,7 +13,7 @@ use crate::classify::{BoardReading, Classifier};
 use crate::colour::{mean_greys, reconcile};
 use crate::compose::{
     SquareReading, UNCERTAIN_BELOW, as_displayed, compose, display_index, flag_implausible,
-    placement, weigh_by_facts,
+    flag_impossible_checks, placement, weigh_by_facts,
 };
 use crate::decode::decode;
 use crate::locate::locate;
@@ -154,6 +154,7 @@ pub struct Recognizer {
     read_rank_digits: bool,
     flag_contested: bool,
     cap_groups: bool,
+    flag_checks: bool,
 }
 
 impl Recognizer {
@@ -173,6 +174,7 @@ impl Recognizer {
             read_rank_digits: true,
             flag_contested: true,
             cap_groups: true,
+            flag_checks: true,
         }
     }
 
@@ -225,6 +227,14 @@ impl Recognizer {
     /// [`crate::alike::cap_groups`]). Off measures the pipeline without it.
     pub fn with_group_caps(mut self, on: bool) -> Recognizer {
         self.cap_groups = on;
+        self
+    }
+
+    /// Whether the kings and checkers of a check no game can reach are listed as uncertain
+    /// (on by default; see [`crate::compose::flag_impossible_checks`]). Off measures the
+    /// pipeline without it.
+    pub fn with_check_flags(mut self, on: bool) -> Recognizer {
+        self.flag_checks = on;
         self
     }
 
@@ -344,6 +354,9 @@ impl Recognizer {
         let side = if options.black_to_move { 'b' } else { 'w' };
         let fen = format!("{} {side} {castling} {ep} 0 1", board.board_fen());
         let report = check(fen.as_bytes(), &CheckOptions::default());
+        if self.flag_checks {
+            flag_impossible_checks(&mut squares, &report.diagnostics);
+        }
         let fen = report.fen.clone().unwrap_or(fen);
         Ok(Recognition {
             corners,

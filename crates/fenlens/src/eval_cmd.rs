@@ -66,6 +66,10 @@ pub struct EvalArgs {
     /// without it).
     #[arg(long)]
     no_group_caps: bool,
+    /// Do not flag the kings and checkers of a check no game can reach, such as both kings in
+    /// check (the default does; this measures the pipeline without those flags).
+    #[arg(long)]
+    no_check_flags: bool,
     /// Do not look again at unsure squares cut a pixel higher and lower (the default does;
     /// this measures the pipeline without those looks).
     #[arg(long)]
@@ -205,6 +209,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         .with_symmetry_check(!args.no_symmetry)
         .with_alike_pooling(!args.no_alike)
         .with_group_caps(!args.no_group_caps)
+        .with_check_flags(!args.no_check_flags)
         .with_position_prior(!args.no_prior)
         .with_fact_weighing(!args.no_facts)
         .with_contested_flags(!args.no_contested)
