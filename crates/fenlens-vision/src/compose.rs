@@ -307,8 +307,13 @@ pub fn flag_implausible(readings: &mut [SquareReading]) {
 /// gives check. Neither rule depends on the side to move (the checker's `opposite-check`,
 /// which also says that the side not to move is in check, does), so a correct reading of a
 /// real game is never marked.
-pub fn flag_impossible_checks(readings: &mut [SquareReading], diagnostics: &[Diagnostic]) {
-    let board = placement(readings);
+///
+/// `board` is the readings' [`placement`], which the caller has already made for the checker.
+pub fn flag_impossible_checks(
+    readings: &mut [SquareReading],
+    board: &Board,
+    diagnostics: &[Diagnostic],
+) {
     let checkers = |king: Square| {
         board.color_at(king).map_or(Bitboard::EMPTY, |color| {
             board.attacks_to(king, !color, board.occupied())
@@ -522,7 +527,8 @@ mod tests {
         let mut readings = read_surely(board_fen);
         let fen = format!("{board_fen} {side} - - 0 1");
         let report = fenlens_fen::check(fen.as_bytes(), &fenlens_fen::CheckOptions::default());
-        flag_impossible_checks(&mut readings, &report.diagnostics);
+        let board = placement(&readings);
+        flag_impossible_checks(&mut readings, &board, &report.diagnostics);
         let mut flagged: Vec<String> = readings
             .iter()
             .filter(|r| r.implausible)

@@ -355,7 +355,7 @@ impl Recognizer {
         let fen = format!("{} {side} {castling} {ep} 0 1", board.board_fen());
         let report = check(fen.as_bytes(), &CheckOptions::default());
         if self.flag_checks {
-            flag_impossible_checks(&mut squares, &report.diagnostics);
+            flag_impossible_checks(&mut squares, &board, &report.diagnostics);
         }
         let fen = report.fen.clone().unwrap_or(fen);
         Ok(Recognition {
