@@ -7,9 +7,10 @@
 //! squares or below the board): of a-h, b, d, f and h have ascenders and a, c, e, g do not, so
 //! the taller letters stand in the 2nd, 4th, 6th and 8th columns when White is at the bottom and
 //! in the 1st, 3rd, 5th and 7th when Black is. That holds in any Latin typeface, so no glyphs
-//! need to be recognized. Every pair of an even and an odd column votes, after letters whose
-//! top is far from the others' (a piece's edge, a mark) are left out, so a few columns spoiled
-//! by pieces do not hide the answer. Rank digits drawn in the top corners of an edge column
+//! need to be recognized. Inside a square the letter is the patch of ink in its corner that is
+//! not joined to the piece (`letter_box`), and letters stand on one line. Every pair of an
+//! even and an odd column votes, after letters whose top is far from the others' (a piece's
+//! edge, a mark) are left out, so a few columns spoiled by pieces do not hide the answer. Rank digits drawn in the top corners of an edge column
 //! add their own vote ([`orient_from_ranks`]): a "1" has less ink than an "8", a "7" less than a
 //! "2". On held-out designs (seeds 2026 / 777 / 77, boards with labels inside) they turned
 //! 95.7 / 93.2 / 96.0% of the boards right → 95.7 / 95.4 / 96.8%, and on 900 pictures of the
@@ -130,56 +131,110 @@ fn ink_threshold(mut deviations: Vec<f32>) -> Option<f32> {
     (contrast >= 0.06).then_some(contrast * 0.5)
 }
 
-/// The top of the ink in one label region, in sampled rows, or `None` when nothing that looks
-/// like a label is there.
-///
-/// Inside the bottom row (`inside`), columns whose ink reaches the region's top quarter belong
-/// to a piece (pieces are taller than labels) and are left out, and a label must sit in the
-/// region's lower two thirds. Below the board nothing but labels and lines is drawn: rows
-/// inked at the region's top (the board's edge line) are skipped up to the first empty row.
-fn ink_top(samples: &[f32], inside: bool) -> Option<f32> {
+/// The top of the ink in one label region below the board, in sampled rows, or `None` when
+/// nothing that looks like a label is there. Below the board nothing but labels and lines is
+/// drawn: rows inked at the region's top (the board's edge line) are skipped up to the first
+/// empty row. Letters inside the bottom row's squares are found by [`letter_box`] instead.
+fn ink_top(samples: &[f32]) -> Option<f32> {
     let background = median_grey(samples);
-    let at = |r: usize, c: usize| samples[r * LABEL_COLS + c];
-    let free: Vec<usize> = (0..LABEL_COLS)
-        .filter(|&c| !inside || (0..LABEL_ROWS / 4).all(|r| (at(r, c) - background).abs() < 0.06))
-        .collect();
-    if free.len() < LABEL_COLS / 4 {
-        return None;
-    }
-    let threshold = ink_threshold(
-        free.iter()
-            .flat_map(|&c| (0..LABEL_ROWS).map(move |r| (r, c)))
-            .map(|(r, c)| (at(r, c) - background).abs())
-            .collect(),
-    )?;
-    let is_ink = |r: usize, c: usize| (at(r, c) - background).abs() > threshold;
-    let inked = free
+    let threshold = ink_threshold(samples.iter().map(|g| (g - background).abs()).collect())?;
+    let is_ink = |r: usize, c: usize| (samples[r * LABEL_COLS + c] - background).abs() > threshold;
+    let inked = samples
         .iter()
-        .flat_map(|&c| (0..LABEL_ROWS).map(move |r| (r, c)))
-        .filter(|&(r, c)| is_ink(r, c))
+        .filter(|g| (*g - background).abs() > threshold)
         .count();
-    let fraction = inked as f32 / (free.len() * LABEL_ROWS) as f32;
+    let fraction = inked as f32 / samples.len() as f32;
     if !(0.01..=0.35).contains(&fraction) {
         return None;
     }
-    let row_ink = |r: usize| free.iter().any(|&c| is_ink(r, c));
-    let first_searched = if inside {
-        0
-    } else {
-        (0..LABEL_ROWS / 3).find(|&r| !row_ink(r))?
-    };
+    let row_ink = |r: usize| (0..LABEL_COLS).any(|c| is_ink(r, c));
+    let first_searched = (0..LABEL_ROWS / 3).find(|&r| !row_ink(r))?;
     // The first of two rows with ink (an ascender is a thin stroke; a lone row may be noise).
     let top = (first_searched..LABEL_ROWS - 1).find(|&r| row_ink(r) && row_ink(r + 1))?;
-    // A label inside a square sits low in it, with empty rows above it.
-    if inside && top < LABEL_ROWS / 3 {
-        return None;
-    }
     // A label is a few rows tall: ink only in the last rows is an edge or noise.
     if top + 5 > LABEL_ROWS {
         return None;
     }
     Some(top as f32)
 }
+
+/// How far above the region's typical deviation from its background a sample must lie to count
+/// as ink inside a square, as a factor on that typical deviation (the median): a wood, canvas
+/// or marble texture's grain stays below it, while a flat square's letters are untouched.
+const TEXTURE_NOISE_FACTOR: f32 = 2.0;
+
+/// The letter in one region inside a bottom-row square: its top and bottom, in sampled rows,
+/// or `None` when no letter stands there apart from the piece.
+///
+/// The letter is a patch of ink of its own: ink joined to the region's top row or to its side
+/// towards the square's middle (`inner_left`: the middle lies to the left) belongs to a piece
+/// and is left out, with everything joined to it, so a piece's base reaching into the corner
+/// beside the letter does not count as the letter's top. Of what is left, the largest patch
+/// that sits in the region's lower two thirds is the letter. The contrast that makes ink is
+/// measured on the columns no piece reaches down into from the top, and kept above a textured
+/// square's grain ([`TEXTURE_NOISE_FACTOR`]).
+fn letter_box(samples: &[f32], inner_left: bool) -> Option<(f32, f32)> {
+    let background = median_grey(samples);
+    let at = |r: usize, c: usize| samples[r * LABEL_COLS + c];
+    let deviations: Vec<f32> = samples.iter().map(|g| (g - background).abs()).collect();
+    let grain = TEXTURE_NOISE_FACTOR * median_grey(&deviations);
+    let quiet = grain.max(0.06);
+    let free: Vec<usize> = (0..LABEL_COLS)
+        .filter(|&c| (0..LABEL_ROWS / 4).all(|r| (at(r, c) - background).abs() < quiet))
+        .collect();
+    if free.len() < LABEL_COLS / 4 {
+        return None;
+    }
+    let threshold = ink_threshold(
+        free.iter()
+            .flat_map(|&c| deviations.iter().skip(c).step_by(LABEL_COLS).copied())
+            .collect(),
+    )?
+    .max(grain);
+    let ink: Vec<bool> = deviations.iter().map(|&d| d > threshold).collect();
+    let inner_col = if inner_left { 0 } else { LABEL_COLS - 1 };
+    let mut seen = vec![false; ink.len()];
+    // The largest loose patch: (size, top row, bottom row); and all loose patches' ink.
+    let mut best: Option<(usize, usize, usize)> = None;
+    let mut stack = Vec::new();
+    for start in 0..ink.len() {
+        if !ink[start] || seen[start] {
+            continue;
+        }
+        seen[start] = true;
+        stack.push(start);
+        let (mut size, mut top, mut bottom, mut piece) = (0, LABEL_ROWS, 0, false);
+        while let Some(i) = stack.pop() {
+            let (r, c) = (i / LABEL_COLS, i % LABEL_COLS);
+            size += 1;
+            top = top.min(r);
+            bottom = bottom.max(r);
+            piece |= r == 0 || c == inner_col;
+            for nr in r.saturating_sub(1)..=(r + 1).min(LABEL_ROWS - 1) {
+                for nc in c.saturating_sub(1)..=(c + 1).min(LABEL_COLS - 1) {
+                    let n = nr * LABEL_COLS + nc;
+                    if ink[n] && !seen[n] {
+                        seen[n] = true;
+                        stack.push(n);
+                    }
+                }
+            }
+        }
+        // A letter sits low in the square, is a few rows tall and more than a speck.
+        if piece || top < LABEL_ROWS / 3 || bottom < top + 3 || size < 6 {
+            continue;
+        }
+        if best.is_none_or(|(largest, _, _)| size > largest) {
+            best = Some((size, top, bottom));
+        }
+    }
+    let (size, top, bottom) = best?;
+    (size <= LABEL_ROWS * LABEL_COLS / 4).then_some((top as f32, bottom as f32))
+}
+
+/// How far (in sampled rows) a letter's bottom may lie from the others' middle one: letters
+/// stand on one line, so a patch that does not is texture, a mark or a "g"'s descender.
+const BASELINE_TOLERANCE: f32 = 3.0;
 
 /// The grey levels of one region of the board, `LABEL_ROWS` by `LABEL_COLS` samples, between
 /// `left`-`right` across and `top`-`bottom` down in board units of one square (0-8); `None`
@@ -218,18 +273,30 @@ pub fn orient_from_labels(image: &RgbImage, corners: [[f32; 2]; 4]) -> Option<Or
     let mut best: Option<Orientation> = None;
     for ((left, right), (top, bottom)) in LABEL_PLACES {
         let mut tops = [None; 8];
-        for (column, slot) in tops.iter_mut().enumerate() {
+        let mut bottoms = [None; 8];
+        for column in 0..8 {
             let across = (column as f32 + left, column as f32 + right);
-            if let Some(samples) = region_samples(image, &projection, across, (top, bottom)) {
-                // Places starting above row 8 are inside the bottom row's squares.
-                *slot = ink_top(&samples, top < 8.0);
+            let Some(samples) = region_samples(image, &projection, across, (top, bottom)) else {
+                continue;
+            };
+            // Places starting above row 8 are inside the bottom row's squares.
+            if top >= 8.0 {
+                tops[column] = ink_top(&samples);
+            } else if let Some((letter_top, letter_bottom)) = letter_box(&samples, left > 0.5) {
+                tops[column] = Some(letter_top);
+                bottoms[column] = Some(letter_bottom);
             }
         }
-        // Upright, the odd columns' letters (b, d, f, h) reach higher than the even ones' (a, c,
-        // e, g); flipped, the other way round. Every pair of an even and an odd column votes;
-        // a piece or a highlight spoiling one column is outvoted, a tie or a split is no answer.
-        // Letters of one typeface stand on one line and reach about one height: a top far from
-        // the others' is a piece's edge or a mark, not a letter.
+        // Letters inside the squares stand on one line: a patch off it is not a letter.
+        let mut known_bottoms: Vec<f32> = bottoms.iter().flatten().copied().collect();
+        known_bottoms.sort_by(f32::total_cmp);
+        if let Some(&baseline) = known_bottoms.get(known_bottoms.len() / 2) {
+            for (top, bottom) in tops.iter_mut().zip(bottoms) {
+                if bottom.is_some_and(|b| (b - baseline).abs() > BASELINE_TOLERANCE) {
+                    *top = None;
+                }
+            }
+        }
         let mut known: Vec<f32> = tops.iter().flatten().copied().collect();
         known.sort_by(f32::total_cmp);
         let Some(&middle) = known.get(known.len() / 2) else {
@@ -250,7 +317,9 @@ pub fn orient_from_labels(image: &RgbImage, corners: [[f32; 2]; 4]) -> Option<Or
             }
         }
         let (majority, minority) = (upright.max(turned), upright.min(turned));
-        if majority < 4 || minority * 3 > majority {
+        // Four votes, or three with none against (a board whose letters on one colour of
+        // square are hard to see leaves few pairs), and a clear majority.
+        if !(majority >= 4 || (majority >= 3 && minority == 0)) || minority * 3 > majority {
             continue;
         }
         let found = Orientation {
@@ -473,6 +542,35 @@ mod tests {
                 let read = orient_from_labels(&image, corners)
                     .unwrap_or_else(|| panic!("{placement} {flipped}: no labels read"));
                 assert_eq!(read.flipped, flipped, "{placement}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_piece_base_reaching_into_a_letters_corner_is_not_taken_for_the_letter() {
+        use fenlens_render::Coords;
+        // A wide base (a dark bar from the square's middle towards its lower right corner, a
+        // little above the letter's top and apart from it) in three of the four columns of one
+        // parity: that ink starts higher than the letters', and voted for the wrong
+        // orientation while the top of all ink in the corner was taken for the letter's.
+        for theme in ["brown", "blue"] {
+            for flipped in [false, true] {
+                let (mut image, corners) = drawn(flipped, Coords::Inside, theme);
+                let [[x0, y0], [x1, _], _, [_, y3]] = corners;
+                let square = ((x1 - x0) / 8.0, (y3 - y0) / 8.0);
+                for column in [0, 2, 4] {
+                    let left = x0 + (column as f32 + 0.3) * square.0;
+                    let right = x0 + (column as f32 + 0.72) * square.0;
+                    let (top, bottom) = (y0 + 7.72 * square.1, y0 + 7.77 * square.1);
+                    for y in top as u32..bottom as u32 {
+                        for x in left as u32..right as u32 {
+                            image.put_pixel(x, y, image::Rgb([20, 20, 20]));
+                        }
+                    }
+                }
+                let read = orient_from_labels(&image, corners)
+                    .unwrap_or_else(|| panic!("{theme} {flipped}: no labels read"));
+                assert_eq!(read.flipped, flipped, "{theme}");
             }
         }
     }

@@ -1,0 +1,30 @@
+//! Prints what each orientation reader says on pictures: the file letters, the rank digits and
+//! the position (read as displayed), each as `Some(Orientation)` or `None` where it found
+//! nothing. For finding out why a board was turned the wrong way:
+//!
+//! ```sh
+//! cargo run --release -p fenlens-vision --example orient_readers -- PICTURE...
+//! ```
+
+use fenlens_vision::orient::{orient, orient_from_labels, orient_from_ranks};
+use fenlens_vision::pipeline::{Flipped, Options, Recognizer};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let recognizer = Recognizer::new()?;
+    let as_displayed = Options {
+        flipped: Flipped::No,
+        ..Options::default()
+    };
+    for path in std::env::args().skip(1) {
+        let image = fenlens_vision::decode::decode(&std::fs::read(&path)?)?;
+        let corners = fenlens_vision::locate::locate(&image)?.corners;
+        let read = recognizer.recognize_at(&image, corners, &as_displayed, Default::default())?;
+        println!(
+            "{path}: letters {:?}, ranks {:?}, position {:?}",
+            orient_from_labels(&image, corners),
+            orient_from_ranks(&image, corners),
+            orient(&read.placement),
+        );
+    }
+    Ok(())
+}
