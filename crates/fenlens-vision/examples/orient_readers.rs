@@ -16,15 +16,27 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ..Options::default()
     };
     for path in std::env::args().skip(1) {
-        let image = fenlens_vision::decode::decode(&std::fs::read(&path)?)?;
-        let corners = fenlens_vision::locate::locate(&image)?.corners;
-        let read = recognizer.recognize_at(&image, corners, &as_displayed, Default::default())?;
-        println!(
-            "{path}: letters {:?}, ranks {:?}, position {:?}",
-            orient_from_labels(&image, corners),
-            orient_from_ranks(&image, corners),
-            orient(&read.placement),
-        );
+        match readers(&recognizer, &as_displayed, &path) {
+            Ok(line) => println!("{path}: {line}"),
+            Err(e) => println!("{path}: {e}"),
+        }
     }
     Ok(())
+}
+
+/// What the three readers say on one picture.
+fn readers(
+    recognizer: &Recognizer,
+    as_displayed: &Options,
+    path: &str,
+) -> Result<String, Box<dyn std::error::Error>> {
+    let image = fenlens_vision::decode::decode(&std::fs::read(path)?)?;
+    let corners = fenlens_vision::locate::locate(&image)?.corners;
+    let read = recognizer.recognize_at(&image, corners, as_displayed, Default::default())?;
+    Ok(format!(
+        "letters {:?}, ranks {:?}, position {:?}",
+        orient_from_labels(&image, corners),
+        orient_from_ranks(&image, corners),
+        orient(&read.placement),
+    ))
 }
