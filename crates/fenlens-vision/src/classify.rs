@@ -477,10 +477,36 @@ mod tests {
     }
 
     /// A classifier with new random weights, through the same loading path as a trained one.
-    fn random_classifier(shape: NetShape) -> Classifier {
+    /// An untrained network whose weights are drawn from `seed` (uniform, scaled by each
+    /// layer's fan-in as for training), so that a test sees the same weights on every run.
+    fn random_classifier(shape: NetShape, seed: u64) -> Classifier {
         let varmap = candle_nn::VarMap::new();
         let vb = VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu);
         SquareNet::new(vb, shape).unwrap();
+        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut uniform = move || {
+            // xorshift64*: a fixed stream of numbers in [-1, 1).
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            let bits = state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 40;
+            bits as f32 / (1u64 << 23) as f32 - 1.0
+        };
+        let mut vars: Vec<(String, candle_core::Var)> =
+            varmap.data().lock().unwrap().clone().into_iter().collect();
+        vars.sort_by(|a, b| a.0.cmp(&b.0));
+        for (_, var) in vars {
+            let dims = var.dims().to_vec();
+            let fan_in: usize = dims.iter().skip(1).product::<usize>().max(1);
+            let scale = if dims.len() == 1 {
+                0.1
+            } else {
+                (3.0 / fan_in as f32).sqrt()
+            };
+            let values: Vec<f32> = (0..var.elem_count()).map(|_| scale * uniform()).collect();
+            var.set(&Tensor::from_vec(values, dims, &Device::Cpu).unwrap())
+                .unwrap();
+        }
         let path = std::env::temp_dir().join(format!(
             "fenlens-random-{}-{:?}.safetensors",
             std::process::id(),
@@ -496,11 +522,14 @@ mod tests {
 
     #[test]
     fn an_ensemble_averages_its_members() {
-        let a = random_classifier(NetShape::default());
-        let b = random_classifier(NetShape {
-            channels: [8, 16, 24],
-            hidden: 32,
-        });
+        let a = random_classifier(NetShape::default(), 1);
+        let b = random_classifier(
+            NetShape {
+                channels: [8, 16, 24],
+                hidden: 32,
+            },
+            2,
+        );
         let crops: Vec<f32> = (0..2 * CROP * CROP)
             .map(|i| ((i * 37) % 101) as f32 / 101.0)
             .collect();
@@ -522,8 +551,8 @@ mod tests {
             .collect();
         let board = Rectified { gray };
         let crops = cut_squares(&board);
-        let a = random_classifier(NetShape::default()).with_shifted_looks(false);
-        let b = random_classifier(NetShape::default()).with_shifted_looks(false);
+        let a = random_classifier(NetShape::default(), 1).with_shifted_looks(false);
+        let b = random_classifier(NetShape::default(), 2).with_shifted_looks(false);
         let (pa, pb) = (
             a.probabilities(&crops).unwrap(),
             b.probabilities(&crops).unwrap(),
@@ -585,7 +614,7 @@ mod tests {
 
     #[test]
     fn unsure_squares_are_averaged_with_looks_a_pixel_higher_and_lower() {
-        let classifier = random_classifier(NetShape::default());
+        let classifier = random_classifier(NetShape::default(), 3);
         let gray = (0..crate::rectify::BOARD * crate::rectify::BOARD)
             .map(|i| ((i * 7919) % 1009) as f32 / 1009.0)
             .collect();
