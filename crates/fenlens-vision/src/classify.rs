@@ -477,21 +477,14 @@ mod tests {
     }
 
     /// A classifier with new random weights, through the same loading path as a trained one.
-    /// An untrained network whose weights are drawn from `seed` (uniform, scaled by each
-    /// layer's fan-in as for training), so that a test sees the same weights on every run.
+    /// The weights are drawn from `seed` (uniform, scaled by each layer's fan-in), so that a
+    /// test sees the same network on every run.
     fn random_classifier(shape: NetShape, seed: u64) -> Classifier {
+        use rand::{RngExt, SeedableRng};
         let varmap = candle_nn::VarMap::new();
         let vb = VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu);
         SquareNet::new(vb, shape).unwrap();
-        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        let mut uniform = move || {
-            // xorshift64*: a fixed stream of numbers in [-1, 1).
-            state ^= state >> 12;
-            state ^= state << 25;
-            state ^= state >> 27;
-            let bits = state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 40;
-            bits as f32 / (1u64 << 23) as f32 - 1.0
-        };
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
         let mut vars: Vec<(String, candle_core::Var)> =
             varmap.data().lock().unwrap().clone().into_iter().collect();
         vars.sort_by(|a, b| a.0.cmp(&b.0));
@@ -503,7 +496,9 @@ mod tests {
             } else {
                 (3.0 / fan_in as f32).sqrt()
             };
-            let values: Vec<f32> = (0..var.elem_count()).map(|_| scale * uniform()).collect();
+            let values: Vec<f32> = (0..var.elem_count())
+                .map(|_| scale * rng.random_range(-1.0f32..1.0))
+                .collect();
             var.set(&Tensor::from_vec(values, dims, &Device::Cpu).unwrap())
                 .unwrap();
         }
