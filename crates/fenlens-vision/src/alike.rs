@@ -197,7 +197,7 @@ fn copies_allowed(class: usize) -> usize {
 }
 
 /// A group of alike squares holds copies of one drawing on squares of one colour, so its class
-/// must allow that many copies ([`copies_allowed`]): the probability of every class that does
+/// must allow that many copies (`copies_allowed`): the probability of every class that does
 /// not is multiplied by `keep` (0 rules it out). Returns the squares whose best class changed
 /// (display order). Run after [`pool`], whose groups all read alike.
 pub fn cap_groups(

@@ -45,7 +45,7 @@ pub fn decode(bytes: &[u8]) -> Result<RgbImage, VisionError> {
         .map_err(|e| VisionError::TooLarge(e.to_string()))?;
     let image = image::DynamicImage::from_decoder(decoder)
         .map_err(|e| VisionError::Decode(e.to_string()))?;
-    Ok(image.to_rgb8())
+    Ok(image.into_rgb8())
 }
 
 #[cfg(test)]

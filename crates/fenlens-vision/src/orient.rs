@@ -10,7 +10,10 @@
 //! need to be recognized. Inside a square the letter is the patch of ink in its corner that is
 //! not joined to the piece (`letter_box`), and letters stand on one line. Every pair of an
 //! even and an odd column votes, after letters whose top is far from the others' (a piece's
-//! edge, a mark) are left out, so a few columns spoiled by pieces do not hide the answer. Rank
+//! edge, a mark) are left out, so a few columns spoiled by pieces do not hide the answer. Where
+//! only one colour of square shows its letters, no pair can vote, and a "g" hanging below the
+//! others' line says which column it stands in; on a small board, many pairs that all differ by
+//! a sampled row decide (`letter_votes`). Rank
 //! digits drawn in the top corners of an edge column add their own vote ([`orient_from_ranks`]): a "1" has less ink than an "8", a "7" less than a
 //! "2". On held-out designs (seeds 2026 / 777 / 77, boards with labels inside) they turned
 //! 95.7 / 93.2 / 96.0% of the boards right → 95.7 / 95.4 / 96.8%, and on 900 pictures of the
@@ -235,6 +238,90 @@ fn letter_box(samples: &[f32], inner_left: bool) -> Option<(f32, f32)> {
 /// stand on one line, so a patch that does not is texture, a mark or a "g"'s descender.
 const BASELINE_TOLERANCE: f32 = 3.0;
 
+/// How many sampled rows a pair's letter tops must differ by for the pair to vote.
+const CLEAR_DIFFERENCE: f32 = 2.0;
+
+/// A smaller difference in letter tops, counted only where the clear votes do not decide (see
+/// [`letter_votes`]), and how many pairs must show it.
+const SLIGHT_DIFFERENCE: f32 = 1.0;
+const SLIGHT_VOTES: i32 = 8;
+
+/// The votes of every pair of an even and an odd column (upright, turned): upright, the odd
+/// columns' letters (b, d, f, h) reach higher than the even ones' (a, c, e, g); flipped, the
+/// other way round. A pair votes where its tops differ by at least `difference` sampled rows.
+fn pair_votes(tops: &[Option<f32>; 8], difference: f32) -> (i32, i32) {
+    let (mut upright, mut turned) = (0, 0);
+    for (even, odd) in (0..8)
+        .step_by(2)
+        .flat_map(|e| (1..8).step_by(2).map(move |o| (e, o)))
+    {
+        if let (Some(even_top), Some(odd_top)) = (tops[even], tops[odd]) {
+            if odd_top + difference <= even_top {
+                upright += 1;
+            } else if even_top + difference <= odd_top {
+                turned += 1;
+            }
+        }
+    }
+    (upright, turned)
+}
+
+/// The letters' votes (upright, turned) where they decide, from the letters' `tops` and the
+/// column of a "g" found hanging below the line (`descender_column`), which counts for
+/// `DESCENDER_VOTES` pairs. Where that does not decide, pairs that differ slightly
+/// (`SLIGHT_DIFFERENCE`: a small board's letters differ by a sampled row or so) decide when at
+/// least `SLIGHT_VOTES` of them all lean one way, counted as three clear votes.
+fn letter_votes(tops: &[Option<f32>; 8], hanging: Option<usize>) -> Option<(i32, i32)> {
+    let (mut upright, mut turned) = pair_votes(tops, CLEAR_DIFFERENCE);
+    match hanging {
+        Some(6) => upright += DESCENDER_VOTES,
+        Some(1) => turned += DESCENDER_VOTES,
+        _ => {}
+    }
+    if is_decided(upright, turned) {
+        return Some((upright, turned));
+    }
+    let (slight_upright, slight_turned) = pair_votes(tops, SLIGHT_DIFFERENCE);
+    if slight_upright.min(slight_turned) > 0 || slight_upright.max(slight_turned) < SLIGHT_VOTES {
+        return None;
+    }
+    Some(if slight_turned > slight_upright {
+        (0, 3)
+    } else {
+        (3, 0)
+    })
+}
+
+/// Whether pair votes decide: four, or three with none against (a board whose letters on one
+/// colour of square are hard to see leaves few pairs), and a clear majority.
+fn is_decided(upright: i32, turned: i32) -> bool {
+    let (majority, minority) = (upright.max(turned), upright.min(turned));
+    (majority >= 4 || (majority >= 3 && minority == 0)) && minority * 3 <= majority
+}
+
+/// How far (in sampled rows) below the other letters' line a "g"'s bottom hangs, at least.
+const DESCENDER_DEPTH: f32 = 2.0;
+
+/// How many pair votes a "g" found hanging below the line counts for.
+const DESCENDER_VOTES: i32 = 3;
+
+/// The column of the one letter whose bottom hangs below the others' line: of a-h only "g"
+/// has a descender, and it stands in the 7th column when White is at the bottom and in the 2nd
+/// when Black is. Looked for only where every letter found stands on one colour of square
+/// (columns of one parity; the other colour's letters too faint to read), so that no pair of
+/// columns can vote, and at least two others stand on the line. Counted wherever letters were
+/// found, a hanging patch (texture, a piece's edge) turned boards without coordinates over.
+fn descender_column(bottoms: &[Option<f32>; 8]) -> Option<usize> {
+    let mut known: Vec<f32> = bottoms.iter().flatten().copied().collect();
+    known.sort_by(f32::total_cmp);
+    let line = *known.get(known.len() / 2)?;
+    let on_line = known.iter().filter(|&&b| (b - line).abs() <= 1.0).count();
+    let mut hanging = (0..8).filter(|&c| bottoms[c].is_some_and(|b| b >= line + DESCENDER_DEPTH));
+    let column = hanging.next()?;
+    let one_parity = (0..8).all(|c| bottoms[c].is_none() || c % 2 == column % 2);
+    (one_parity && on_line >= 2 && hanging.next().is_none()).then_some(column)
+}
+
 /// The grey levels of one region of the board, `LABEL_ROWS` by `LABEL_COLS` samples, between
 /// `left`-`right` across and `top`-`bottom` down in board units of one square (0-8); `None`
 /// where part of it lies outside the picture (points up to two pixels outside take the edge,
@@ -286,6 +373,7 @@ pub fn orient_from_labels(image: &RgbImage, corners: [[f32; 2]; 4]) -> Option<Or
                 bottoms[column] = Some(letter_bottom);
             }
         }
+        let hanging = descender_column(&bottoms);
         // Letters inside the squares stand on one line: a patch off it is not a letter.
         let mut known_bottoms: Vec<f32> = bottoms.iter().flatten().copied().collect();
         known_bottoms.sort_by(f32::total_cmp);
@@ -296,10 +384,8 @@ pub fn orient_from_labels(image: &RgbImage, corners: [[f32; 2]; 4]) -> Option<Or
                 }
             }
         }
-        // Upright, the odd columns' letters (b, d, f, h) reach higher than the even ones' (a, c,
-        // e, g); flipped, the other way round. Every pair of an even and an odd column votes;
-        // a piece or a highlight spoiling one column is outvoted, a tie or a split is no answer.
-        // Letters of one typeface stand on one line and reach about one height: a top far from
+        // Every pair of an even and an odd column votes (`pair_votes`); a piece or a highlight
+        // spoiling one column is outvoted, a tie or a split is no answer. Letters of one typeface stand on one line and reach about one height: a top far from
         // the others' is a piece's edge or a mark, not a letter.
         let mut known: Vec<f32> = tops.iter().flatten().copied().collect();
         known.sort_by(f32::total_cmp);
@@ -307,25 +393,10 @@ pub fn orient_from_labels(image: &RgbImage, corners: [[f32; 2]; 4]) -> Option<Or
             continue;
         };
         let tops = tops.map(|t| t.filter(|t| (t - middle).abs() <= LABEL_ROWS as f32 / 5.0));
-        let (mut upright, mut turned) = (0i32, 0i32);
-        for (even, odd) in (0..8)
-            .step_by(2)
-            .flat_map(|e| (1..8).step_by(2).map(move |o| (e, o)))
-        {
-            if let (Some(even_top), Some(odd_top)) = (tops[even], tops[odd]) {
-                if odd_top + 2.0 <= even_top {
-                    upright += 1;
-                } else if even_top + 2.0 <= odd_top {
-                    turned += 1;
-                }
-            }
-        }
-        let (majority, minority) = (upright.max(turned), upright.min(turned));
-        // Four votes, or three with none against (a board whose letters on one colour of
-        // square are hard to see leaves few pairs), and a clear majority.
-        if !(majority >= 4 || (majority >= 3 && minority == 0)) || minority * 3 > majority {
+        let Some((upright, turned)) = letter_votes(&tops, hanging) else {
             continue;
-        }
+        };
+        let (majority, minority) = (upright.max(turned), upright.min(turned));
         let found = Orientation {
             flipped: turned > upright,
             confidence: 1.0 - 0.5f32.powi(majority - minority),
@@ -577,6 +648,69 @@ mod tests {
                 assert_eq!(read.flipped, flipped, "{theme}");
             }
         }
+    }
+
+    #[test]
+    fn a_g_hanging_below_the_line_decides_where_letters_of_one_colour_are_read() {
+        let some = |bottoms: [f32; 8], read: &[usize]| {
+            let mut known = [None; 8];
+            for &c in read {
+                known[c] = Some(bottoms[c]);
+            }
+            known
+        };
+        // Flipped, the light squares hold g, e, c, a: the g (2nd column) hangs below.
+        let flipped = [28.0, 31.0, 28.0, 28.0, 28.0, 28.0, 28.0, 28.0];
+        assert_eq!(descender_column(&some(flipped, &[1, 3, 5, 7])), Some(1));
+        assert_eq!(descender_column(&some(flipped, &[1, 3, 5])), Some(1));
+        // One other letter is not a line; letters of both colours leave it to the pairs.
+        assert_eq!(descender_column(&some(flipped, &[1, 3])), None);
+        assert_eq!(descender_column(&some(flipped, &[0, 1, 3, 5])), None);
+        // Two patches hanging: no answer.
+        let two = [28.0, 31.0, 28.0, 31.0, 28.0, 28.0, 28.0, 28.0];
+        assert_eq!(descender_column(&some(two, &[1, 3, 5, 7])), None);
+        // A single parity of letters gives no clear pair, so the g decides alone.
+        let tops = [
+            None,
+            Some(23.0),
+            None,
+            Some(23.0),
+            None,
+            Some(22.0),
+            None,
+            None,
+        ];
+        assert_eq!(pair_votes(&tops, CLEAR_DIFFERENCE), (0, 0));
+        assert_eq!(letter_votes(&tops, None), None);
+        assert_eq!(letter_votes(&tops, Some(1)), Some((0, DESCENDER_VOTES)));
+        assert_eq!(letter_votes(&tops, Some(6)), Some((DESCENDER_VOTES, 0)));
+    }
+
+    #[test]
+    fn slight_differences_decide_only_when_many_pairs_agree() {
+        // A small flipped board: the even columns' letters (h, f, d, b) a row higher.
+        let small = [20.0, 21.0, 20.0, 21.0, 20.0, 21.0, 21.0, 21.0].map(Some);
+        assert_eq!(pair_votes(&small, CLEAR_DIFFERENCE), (0, 0));
+        assert_eq!(pair_votes(&small, SLIGHT_DIFFERENCE), (0, 12));
+        assert_eq!(letter_votes(&small, None), Some((0, 3)));
+        // One pair against: no answer.
+        let split = [20.0, 21.0, 20.0, 21.0, 20.0, 21.0, 21.0, 19.0].map(Some);
+        assert_eq!(letter_votes(&split, None), None);
+        // Too few pairs: no answer.
+        let few = [
+            Some(20.0),
+            Some(21.0),
+            Some(20.0),
+            Some(21.0),
+            None,
+            None,
+            None,
+            None,
+        ];
+        assert_eq!(letter_votes(&few, None), None);
+        // Clear votes are taken as they are.
+        let clear = [24.0, 20.0, 24.0, 20.0, 24.0, 20.0, 24.0, 20.0].map(Some);
+        assert_eq!(letter_votes(&clear, None), Some((16, 0)));
     }
 
     #[test]
