@@ -5,7 +5,7 @@
 
 use std::io::Cursor;
 
-use image::{ImageReader, Limits, RgbImage};
+use image::{ImageFormat, ImageReader, Limits, RgbImage};
 
 use crate::VisionError;
 
@@ -27,6 +27,11 @@ pub fn decode(bytes: &[u8]) -> Result<RgbImage, VisionError> {
             "unknown format (PNG, JPEG, WebP, GIF and BMP are read)".into(),
         ));
     }
+    if reader.format() == Some(ImageFormat::Jpeg) && !jpeg_is_whole(bytes) {
+        return Err(VisionError::Decode(
+            "the JPEG file is cut short (its last scan has no end-of-image marker)".into(),
+        ));
+    }
     let mut limits = Limits::default();
     limits.max_alloc = Some(MAX_ALLOC);
     limits.max_image_width = Some(40_000);
@@ -46,6 +51,19 @@ pub fn decode(bytes: &[u8]) -> Result<RgbImage, VisionError> {
     let image = image::DynamicImage::from_decoder(decoder)
         .map_err(|e| VisionError::Decode(e.to_string()))?;
     Ok(image.into_rgb8())
+}
+
+/// Whether a JPEG file ends its last scan with the end-of-image marker (FF D9). The JPEG
+/// decoder reads a file cut short without complaint and fills the missing rows with grey, which
+/// would give a board whose lower rows are read as whatever that grey looks like. Inside a scan's
+/// data every FF byte is followed by 00 or a restart marker, so an end marker after the last
+/// start-of-scan marker (FF DA) is the file's own; one only before it belongs to an embedded
+/// thumbnail.
+fn jpeg_is_whole(bytes: &[u8]) -> bool {
+    let Some(end) = bytes.windows(2).rposition(|pair| pair == [0xFF, 0xD9]) else {
+        return false;
+    };
+    !bytes[end..].windows(2).any(|pair| pair == [0xFF, 0xDA])
 }
 
 #[cfg(test)]
@@ -73,6 +91,29 @@ mod tests {
             decode(&bytes[..bytes.len() / 2]),
             Err(VisionError::Decode(_))
         ));
+    }
+
+    #[test]
+    fn a_jpeg_cut_short_is_refused() {
+        let mut picture = RgbImage::new(64, 64);
+        for (x, y, pixel) in picture.enumerate_pixels_mut() {
+            *pixel = image::Rgb([(x * 4) as u8, (y * 4) as u8, ((x + y) * 2) as u8]);
+        }
+        let mut bytes = Vec::new();
+        picture
+            .write_to(&mut Cursor::new(&mut bytes), ImageFormat::Jpeg)
+            .unwrap();
+        assert_eq!(decode(&bytes).unwrap().dimensions(), (64, 64));
+        for keep in [bytes.len() * 2 / 3, bytes.len() - 2] {
+            match decode(&bytes[..keep]) {
+                Err(VisionError::Decode(message)) => assert!(message.contains("cut short")),
+                other => panic!("{keep} of {} bytes: {other:?}", bytes.len()),
+            }
+        }
+        // Bytes after the end marker (some cameras pad their files) are no harm.
+        let mut padded = bytes.clone();
+        padded.extend_from_slice(&[0; 100]);
+        assert!(decode(&padded).is_ok());
     }
 
     #[test]

@@ -242,6 +242,18 @@ fn broken_files_give_errors_not_panics() {
         .unwrap();
     let truncated = dir.join("truncated.png");
     std::fs::write(&truncated, &png[..png.len() / 2]).unwrap();
+    // A JPEG cut short: its decoder would fill the missing rows with grey without complaint.
+    let mut jpeg = Vec::new();
+    image::RgbImage::from_fn(64, 64, |x, y| {
+        image::Rgb([(x * 4) as u8, (y * 4) as u8, 90])
+    })
+    .write_to(
+        &mut std::io::Cursor::new(&mut jpeg),
+        image::ImageFormat::Jpeg,
+    )
+    .unwrap();
+    let cut_jpeg = dir.join("cut.jpg");
+    std::fs::write(&cut_jpeg, &jpeg[..jpeg.len() * 2 / 3]).unwrap();
     let mut huge_bytes = png.clone();
     huge_bytes[16..20].copy_from_slice(&50_000u32.to_be_bytes());
     huge_bytes[20..24].copy_from_slice(&50_000u32.to_be_bytes());
@@ -258,7 +270,7 @@ fn broken_files_give_errors_not_panics() {
     }
     let no_board = dir.join("no-board.png");
     plain.save(&no_board).unwrap();
-    let files = [&empty, &text, &truncated, &huge, &no_board];
+    let files = [&empty, &text, &truncated, &cut_jpeg, &huge, &no_board];
     let paths: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
     let mut args = vec!["recognize"];
     args.extend(paths.iter().map(String::as_str));
@@ -276,6 +288,7 @@ fn broken_files_give_errors_not_panics() {
     }
     assert!(err.contains("no-board.png: no chessboard found"), "{err}");
     assert!(err.contains("empty.png: not a readable picture"), "{err}");
+    assert!(err.contains("cut.jpg: not a readable picture"), "{err}");
 }
 
 #[test]
