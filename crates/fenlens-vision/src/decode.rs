@@ -1,7 +1,8 @@
 //! Decode: bytes to pixels, for PNG, JPEG, WebP, GIF (first frame) and BMP.
 //!
 //! Hostile files cannot exhaust memory: the dimensions are checked before any pixel is decoded
-//! (at most 40 megapixels) and the decoder may allocate at most 512 MB.
+//! (at most 40 megapixels) and the decoder may allocate at most 512 MB. A file cut short is an
+//! error, a JPEG included (its decoder would fill the missing rows with grey).
 
 use std::io::Cursor;
 

@@ -15,15 +15,20 @@ use serde_json::json;
 
 use crate::render_cmd::progress_bar;
 
+/// One picture read: its name, the reading, and the error of its annotation where that could
+/// not be written.
+type PictureRead = (String, Recognition, Option<String>);
+
 /// Arguments of `fenlens recognize`.
 #[derive(Args, Debug)]
 #[command(
     after_help = "Output: exactly one line per picture on stdout, in input order: the six-field FEN\n\
 (or, with --json, one JSON object). A picture that cannot be read prints \"FILE: message\" on\n\
 stderr and the others go on.\n\n\
-Exit status: 0 when every picture was read, 1 when any failed, 2 on usage errors.\n\n\
+Exit status: 0 when every picture was read (and, with --annotate, its annotation written),\n\
+1 when any failed, 2 on usage errors.\n\n\
 Examples:\n  \
-    fenlens recognize examples/start.png\n  \
+    fenlens recognize examples/example.png\n  \
     fenlens recognize --side b --json screenshot.png\n  \
     fenlens recognize --annotate checked/ pictures/"
 )]
@@ -247,7 +252,7 @@ pub fn run(args: RecognizeArgs) -> Result<ExitCode> {
     } else {
         indicatif::ProgressBar::hidden()
     };
-    let results: Vec<Result<(String, Recognition), String>> = files
+    let results: Vec<Result<PictureRead, String>> = files
         .par_iter()
         .map(|file| {
             let name = file.display().to_string();
@@ -267,6 +272,7 @@ pub fn run(args: RecognizeArgs) -> Result<ExitCode> {
             let result = recognizer
                 .recognize_image(&image, &options)
                 .map_err(|e| format!("{name}: {e}"));
+            let mut annotation_error = None;
             if let (Ok(r), Some(out)) = (&result, &args.annotate) {
                 let target = match &annotate_dir {
                     Some(dir) => dir.join(format!(
@@ -278,11 +284,12 @@ pub fn run(args: RecognizeArgs) -> Result<ExitCode> {
                     None => out.clone(),
                 };
                 if let Err(e) = crate::annotate::write(&image, r, &target) {
-                    eprintln!("{name}: cannot write {}: {e:#}", target.display());
+                    annotation_error =
+                        Some(format!("{name}: cannot write {}: {e:#}", target.display()));
                 }
             }
             bar.inc(1);
-            result.map(|r| (name, r))
+            result.map(|r| (name, r, annotation_error))
         })
         .collect();
     bar.finish_and_clear();
@@ -291,11 +298,17 @@ pub fn run(args: RecognizeArgs) -> Result<ExitCode> {
     let mut all_ok = true;
     for result in results {
         match result {
-            Ok((name, r)) => {
+            Ok((name, r, annotation_error)) => {
                 if args.json {
                     writeln!(out, "{}", recognition_json(&name, &r))?;
                 } else {
                     writeln!(out, "{}", r.fen)?;
+                }
+                // The picture was read, so its line stands; the missing annotation still fails.
+                if let Some(message) = annotation_error {
+                    all_ok = false;
+                    out.flush()?;
+                    eprintln!("{message}");
                 }
             }
             Err(message) => {

@@ -310,6 +310,60 @@ fn shipped_example_gives_its_fen() {
 }
 
 #[test]
+fn annotations_are_written_and_one_not_written_fails_the_run() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/example.png");
+    let (width, height) = image::image_dimensions(&example).unwrap();
+    let dir = temp_dir("annotate");
+    // One picture, one file: the input with its grid, the recognized board beside it.
+    let single = dir.join("single.png");
+    let out = fenlens(&[
+        "recognize",
+        "--annotate",
+        single.to_str().unwrap(),
+        example.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let (w, h) = image::image_dimensions(&single).unwrap();
+    assert!(
+        w > width && h >= height,
+        "{w}x{h} for a {width}x{height} input"
+    );
+    // Several pictures: a folder with one annotation each, named after the inputs.
+    let copy = dir.join("copy.png");
+    std::fs::copy(&example, &copy).unwrap();
+    let folder = dir.join("checked");
+    let out = fenlens(&[
+        "recognize",
+        "--annotate",
+        folder.to_str().unwrap(),
+        example.to_str().unwrap(),
+        copy.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    for stem in ["example", "copy"] {
+        let written = folder.join(format!("{stem}.annotated.png"));
+        assert!(image::image_dimensions(&written).is_ok(), "{stem}");
+    }
+    // A target that cannot be written: the FEN is still printed, the error names the file, and
+    // the run fails.
+    let unwritable = dir.join("no-such-folder").join("x.png");
+    let out = fenlens(&[
+        "recognize",
+        "--annotate",
+        unwritable.to_str().unwrap(),
+        example.to_str().unwrap(),
+    ]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("cannot write") && err.contains("x.png"),
+        "{err}"
+    );
+}
+
+#[test]
 fn usage_errors_exit_2() {
     assert_eq!(fenlens(&["recognize"]).status.code(), Some(2));
     assert_eq!(
