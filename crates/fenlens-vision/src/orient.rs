@@ -13,9 +13,9 @@
 //! edge, a mark) are left out, so a few columns spoiled by pieces do not hide the answer. Where
 //! only one colour of square shows its letters, no pair can vote, and a "g" hanging below the
 //! others' line says which column it stands in; on a small board, many pairs that all differ by
-//! a sampled row decide (`letter_votes`). Rank
-//! digits drawn in the top corners of an edge column add their own vote ([`orient_from_ranks`]): a "1" has less ink than an "8", a "7" less than a
-//! "2". On held-out designs (seeds 2026 / 777 / 77, boards with labels inside) they turned
+//! a sampled row decide (`letter_votes`). Rank digits drawn in the top corners of an edge
+//! column add their own vote ([`orient_from_ranks`]): a "1" has less ink than an "8", a "7"
+//! less than a "2". On held-out designs (seeds 2026 / 777 / 77, boards with labels inside) they turned
 //! 95.7 / 93.2 / 96.0% of the boards right → 95.7 / 95.4 / 96.8%, and on 900 pictures of the
 //! training designs 94.3 → 94.9%, changing no board without labels (`fenlens eval --no-ranks`).
 //! The position's own evidence is then added at half weight
@@ -385,8 +385,9 @@ pub fn orient_from_labels(image: &RgbImage, corners: [[f32; 2]; 4]) -> Option<Or
             }
         }
         // Every pair of an even and an odd column votes (`pair_votes`); a piece or a highlight
-        // spoiling one column is outvoted, a tie or a split is no answer. Letters of one typeface stand on one line and reach about one height: a top far from
-        // the others' is a piece's edge or a mark, not a letter.
+        // spoiling one column is outvoted, a tie or a split is no answer. Letters of one
+        // typeface stand on one line and reach about one height: a top far from the others' is
+        // a piece's edge or a mark, not a letter.
         let mut known: Vec<f32> = tops.iter().flatten().copied().collect();
         known.sort_by(f32::total_cmp);
         let Some(&middle) = known.get(known.len() / 2) else {
