@@ -127,6 +127,14 @@ fn cheap(reading: &SquareReading, to: usize) -> bool {
     reading.probabilities[to] * MAX_COST >= reading.probabilities[reading.class]
 }
 
+/// What changing a square's class to its likeliest allowed other class costs, as the log of
+/// their probabilities' ratio (infinite when no other class is allowed).
+fn demotion_cost(reading: &SquareReading, allowed: impl Fn(usize) -> bool) -> f32 {
+    best_other(reading, allowed).map_or(f32::INFINITY, |to| {
+        reading.confidence().max(1e-9).ln() - reading.probabilities[to].max(1e-9).ln()
+    })
+}
+
 /// Whether the king rule may change a square's class to `to`: the new class must keep at least
 /// 1/[`KING_MAX_COST`] of the old one's probability.
 fn cheap_for_king(reading: &SquareReading, to: usize) -> bool {
@@ -199,13 +207,9 @@ pub fn compose(probabilities: &[[f32; CLASSES]], flipped: bool) -> Vec<SquareRea
             let allowed = |readings: &[SquareReading], c: usize| {
                 c != king && (c != other_king || !readings.iter().any(|r| r.class == other_king))
             };
-            let demotion_cost = |r: &SquareReading| {
-                best_other(r, |c| allowed(&readings, c)).map_or(f32::INFINITY, |to| {
-                    r.confidence().max(1e-9).ln() - r.probabilities[to].max(1e-9).ln()
-                })
-            };
             kings.sort_by(|&a, &b| {
-                demotion_cost(&readings[b]).total_cmp(&demotion_cost(&readings[a]))
+                let cost = |i: usize| demotion_cost(&readings[i], |c| allowed(&readings, c));
+                cost(b).total_cmp(&cost(a))
             });
             for &i in &kings[1..] {
                 if let Some(to) = best_other(&readings[i], |c| allowed(&readings, c)) {
@@ -227,7 +231,7 @@ pub fn compose(probabilities: &[[f32; CLASSES]], flipped: bool) -> Vec<SquareRea
                 readings[i].changed = true;
             }
         }
-        // At most 8 pawns: demote the least certain ones.
+        // At most 8 pawns: demote the ones whose next reading is likeliest against them.
         let pawn = piece_class(Some(fenlens_fen::shakmaty::Piece {
             color,
             role: Role::Pawn,
@@ -235,9 +239,8 @@ pub fn compose(probabilities: &[[f32; CLASSES]], flipped: bool) -> Vec<SquareRea
         let mut pawns: Vec<usize> = (0..64).filter(|&i| readings[i].class == pawn).collect();
         if pawns.len() > 8 {
             pawns.sort_by(|&a, &b| {
-                readings[a]
-                    .confidence()
-                    .total_cmp(&readings[b].confidence())
+                let cost = |i: usize| demotion_cost(&readings[i], |c| c != pawn);
+                cost(a).total_cmp(&cost(b))
             });
             let extra = pawns.len() - 8;
             for &i in pawns.iter().take(extra) {
@@ -619,10 +622,7 @@ mod tests {
         probs[2] = c8;
         let readings = compose(&probs, false);
         let board = placement(&readings);
-        assert_eq!(
-            board.board_fen().to_string(),
-            "2b1k3/8/8/8/8/8/8/4K3"
-        );
+        assert_eq!(board.board_fen().to_string(), "2b1k3/8/8/8/8/8/8/4K3");
         assert!(reading_at(&readings, Square::C8).uncertain());
     }
 
