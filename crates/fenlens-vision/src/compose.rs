@@ -163,6 +163,16 @@ pub fn display_index(square: Square, flipped: bool) -> usize {
 
 /// Builds the readings (standard orientation) from display-order probabilities.
 pub fn compose(probabilities: &[[f32; CLASSES]], flipped: bool) -> Vec<SquareReading> {
+    compose_grouped(probabilities, flipped, &[])
+}
+
+/// [`compose`], where `groups` (display-order cells, as [`crate::alike::groups`] gives them)
+/// hold copies of one drawing, which the promotion rule may change together.
+pub fn compose_grouped(
+    probabilities: &[[f32; CLASSES]],
+    flipped: bool,
+    groups: &[Vec<usize>],
+) -> Vec<SquareReading> {
     let mut readings: Vec<SquareReading> = Square::ALL
         .into_iter()
         .map(|square| {
@@ -254,7 +264,22 @@ pub fn compose(probabilities: &[[f32; CLASSES]], flipped: bool) -> Vec<SquareRea
             }
         }
     }
-    prefer_fewer_promotions(&mut readings);
+    let mut square_at = [0usize; 64];
+    for square in Square::ALL {
+        if let Some(slot) = square_at.get_mut(display_index(square, flipped)) {
+            *slot = square as usize;
+        }
+    }
+    let groups: Vec<Vec<usize>> = groups
+        .iter()
+        .map(|cells| {
+            cells
+                .iter()
+                .filter_map(|&c| square_at.get(c).copied())
+                .collect()
+        })
+        .collect();
+    prefer_fewer_promotions(&mut readings, &groups);
     readings
 }
 
@@ -480,20 +505,31 @@ const PROMOTION_COST: f32 = 2.0;
 /// Changes one square at a time, the change that lowers `-ln p + penalty` most, while any does:
 /// a piece that only a promotion explains becomes what the square's probabilities say next,
 /// unless that costs more than the promotion. Kings are left to the king rule.
-fn prefer_fewer_promotions(readings: &mut [SquareReading]) {
+///
+/// `groups` (indices into `readings`) are copies of one drawing ([`crate::alike`]); a group
+/// may also change as a whole, at the cost of one copy (the mean of its members' costs): its
+/// copies share their misleading features, so they are one witness, while each copy a
+/// promotion explains adds to the penalty.
+fn prefer_fewer_promotions(readings: &mut [SquareReading], groups: &[Vec<usize>]) {
+    let singles: Vec<Vec<usize>> = (0..readings.len()).map(|i| vec![i]).collect();
+    let units: Vec<&Vec<usize>> = singles
+        .iter()
+        .chain(groups.iter().filter(|g| g.len() > 1))
+        .collect();
     let mut penalty = promotion_penalty(readings);
     for _ in 0..16 {
         if penalty <= 0.0 {
             return;
         }
         let mut best: Option<(usize, usize, f32, f32)> = None;
-        for i in 0..readings.len() {
-            let from = readings[i].class;
-            let movable = class_piece(from).is_some_and(|p| p.role != Role::King);
+        for (u, unit) in units.iter().enumerate() {
+            let from = readings[unit[0]].class;
+            let movable = class_piece(from).is_some_and(|p| p.role != Role::King)
+                && unit.iter().all(|&i| readings[i].class == from);
             if !movable {
                 continue;
             }
-            let back = on_back_rank(readings[i].square);
+            let back = unit.iter().any(|&i| on_back_rank(readings[i].square));
             for to in 0..CLASSES {
                 let allowed = to != from
                     && class_piece(to)
@@ -501,22 +537,34 @@ fn prefer_fewer_promotions(readings: &mut [SquareReading]) {
                 if !allowed {
                     continue;
                 }
-                let p = &readings[i].probabilities;
-                let cost = p[from].max(1e-9).ln() - p[to].max(1e-9).ln();
-                readings[i].class = to;
+                let cost = unit
+                    .iter()
+                    .map(|&i| {
+                        let p = &readings[i].probabilities;
+                        p[from].max(1e-9).ln() - p[to].max(1e-9).ln()
+                    })
+                    .sum::<f32>()
+                    / unit.len() as f32;
+                for &i in unit.iter() {
+                    readings[i].class = to;
+                }
                 let new_penalty = promotion_penalty(readings);
-                readings[i].class = from;
+                for &i in unit.iter() {
+                    readings[i].class = from;
+                }
                 let gain = penalty - new_penalty - cost;
                 if gain > 0.0 && best.is_none_or(|b| gain > b.2) {
-                    best = Some((i, to, gain, new_penalty));
+                    best = Some((u, to, gain, new_penalty));
                 }
             }
         }
-        let Some((i, to, _, new_penalty)) = best else {
+        let Some((u, to, _, new_penalty)) = best else {
             return;
         };
-        readings[i].class = to;
-        readings[i].changed = true;
+        for &i in units[u].iter() {
+            readings[i].class = to;
+            readings[i].changed = true;
+        }
         penalty = new_penalty;
     }
 }
@@ -541,6 +589,7 @@ pub fn as_displayed(probabilities: &[[f32; CLASSES]]) -> Board {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::classify::two_way as two;
 
     fn certain(class: usize) -> [f32; CLASSES] {
         let mut p = [0.001; CLASSES];
@@ -624,6 +673,26 @@ mod tests {
         let board = placement(&readings);
         assert_eq!(board.board_fen().to_string(), "2b1k3/8/8/8/8/8/8/4K3");
         assert!(reading_at(&readings, Square::C8).uncertain());
+    }
+
+    #[test]
+    fn copies_of_one_drawing_change_together_at_the_cost_of_one() {
+        // Three copies of one drawing on light squares (c6, e6, e4 as displayed), each read as
+        // a white bishop 0.9 and a white pawn 0.1: two bishops too many for one colour.
+        let mut probs = vec![certain(0); 64];
+        probs[60] = certain(6);
+        probs[4] = certain(12);
+        let cells = [18, 20, 36];
+        for cell in cells {
+            probs[cell] = two(3, 0.9, 1);
+        }
+        // Square by square, a pawn costs ln 9 = 2.2, more than the promotion it saves (2).
+        let alone = placement(&compose(&probs, false));
+        assert_eq!(alone.bishops().count(), 3);
+        // As one witness, the three change for 2.2 and save two promotions (4).
+        let together = placement(&compose_grouped(&probs, false, &[cells.to_vec()]));
+        assert_eq!(together.bishops().count(), 0);
+        assert_eq!(together.pawns().count(), 3);
     }
 
     #[test]
@@ -823,8 +892,6 @@ mod tests {
         let board = placement(&compose(&probs, true));
         assert_eq!(board.king_of(Color::White), Some(Square::H1));
     }
-
-    use crate::classify::two_way as two;
 
     #[test]
     fn facts_make_a_reading_sure_when_its_rival_would_break_them() {

@@ -12,7 +12,7 @@ use crate::alike::{OVER_COUNT_KEEP, cap_groups, groups, pool};
 use crate::classify::{BoardReading, Classifier};
 use crate::colour::{mean_greys, reconcile};
 use crate::compose::{
-    SquareReading, UNCERTAIN_BELOW, as_displayed, compose, display_index, flag_implausible,
+    SquareReading, UNCERTAIN_BELOW, as_displayed, compose_grouped, display_index, flag_implausible,
     flag_impossible_checks, placement, weigh_by_facts,
 };
 use crate::decode::decode;
@@ -295,12 +295,14 @@ impl Recognizer {
             weigh_knights(&mut probabilities, &asymmetries(&outlines));
         }
         let mut capped = Vec::new();
+        let mut alike_groups = Vec::new();
         if self.pool_alike {
             let groups = groups(&rectified, &outlines);
             pool(&mut probabilities, &groups);
             if self.cap_groups {
                 capped = cap_groups(&mut probabilities, &groups, OVER_COUNT_KEEP);
             }
+            alike_groups = groups;
         }
         let t3 = Instant::now();
         timings.rectify = t2 - t1;
@@ -331,7 +333,7 @@ impl Recognizer {
                 prior::weigh(&mut probabilities[display_index(square, flipped)], square);
             }
         }
-        let mut squares = compose(&probabilities, flipped);
+        let mut squares = compose_grouped(&probabilities, flipped, &alike_groups);
         for r in squares.iter_mut() {
             let cell = display_index(r.square, flipped);
             r.contested = self.flag_contested && contested.get(cell).copied().unwrap_or(false);
@@ -391,7 +393,7 @@ mod tests {
                 p
             })
             .collect();
-        let squares = compose(&probabilities, false);
+        let squares = crate::compose::compose(&probabilities, false);
         let fen = format!("{} w KQkq - 0 1", placement(&squares).board_fen());
         let mut recognition = Recognition {
             corners: [[0.0; 2]; 4],
