@@ -172,11 +172,12 @@ fn cross_distance_on(
             break;
         }
         let (mut unlike, mut contrast) = (0.0f32, 0.0f32);
-        for y in EDGE..SQUARE - EDGE {
+        for (y, &row_a) in a_mask.iter().enumerate().take(SQUARE - EDGE).skip(EDGE) {
             let sy = y + dy - 1;
+            let row_b = b_mask[sy];
             for x in EDGE..SQUARE - EDGE {
                 let sx = x + dx - 1;
-                if a_mask[y] >> x & 1 == 1 && b_mask[sy] >> sx & 1 == 1 {
+                if row_a >> x & 1 == 1 && row_b >> sx & 1 == 1 {
                     let ga = at(ax + x, ay + y);
                     let gb = at(bx + sx, by + sy);
                     unlike += (ga - gb).abs();
