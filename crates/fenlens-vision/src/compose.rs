@@ -672,9 +672,10 @@ pub fn placement(readings: &[SquareReading]) -> Board {
     board
 }
 
-/// The placement read as displayed (top row as rank 8), for orientation.
-pub fn as_displayed(probabilities: &[[f32; CLASSES]]) -> Board {
-    let readings = compose(probabilities, false);
+/// The placement read as displayed (top row as rank 8), for orientation, with the copies of one
+/// drawing in `groups` (display-order cells) changing together as in [`compose_grouped`].
+pub fn as_displayed(probabilities: &[[f32; CLASSES]], groups: &[Vec<usize>]) -> Board {
+    let readings = compose_grouped(probabilities, false, groups);
     placement(&readings)
 }
 

@@ -312,7 +312,7 @@ impl Recognizer {
             Flipped::Yes => (true, 1.0),
             Flipped::No => (false, 1.0),
             Flipped::Auto => {
-                let by_position = orient(&as_displayed(&probabilities));
+                let by_position = orient(&as_displayed(&probabilities, &alike_groups));
                 let by_ranks = self
                     .read_rank_digits
                     .then(|| orient_from_ranks(image, corners))
