@@ -60,7 +60,8 @@ pub struct RecognizeArgs {
     json: bool,
 
     /// Write the picture with the detected grid and uncertain squares marked, and the recognized
-    /// board beside it (a .png file for one picture, a folder for several).
+    /// board beside it (a .png file for one picture, a folder for several, holding
+    /// NAME.annotated.png per picture; pictures sharing a name get longer, distinct ones).
     #[arg(long, value_name = "OUT")]
     annotate: Option<PathBuf>,
 
@@ -231,6 +232,42 @@ fn round(v: f32) -> f64 {
     (v as f64 * 1000.0).round() / 1000.0 + 0.0
 }
 
+/// The annotation's file name for each picture in an --annotate folder: `NAME.annotated.png`
+/// from the picture's name without its extension, or with it where two pictures share that
+/// (`x.png` and `x.jpg`), or after the picture's place in the list where they still do (`a/x.png`
+/// and `b/x.png`), so no annotation overwrites another.
+fn annotation_names(files: &[PathBuf]) -> Vec<String> {
+    use std::collections::HashMap;
+    let part = |file: &PathBuf, of: fn(&Path) -> Option<&std::ffi::OsStr>| {
+        if file.as_os_str() == "-" {
+            return "stdin".to_string();
+        }
+        of(file).map_or_else(|| "picture".into(), |s| s.to_string_lossy().into_owned())
+    };
+    let stems: Vec<String> = files.iter().map(|f| part(f, Path::file_stem)).collect();
+    let names: Vec<String> = files.iter().map(|f| part(f, Path::file_name)).collect();
+    let tally = |keys: &[String]| {
+        let mut counts: HashMap<String, usize> = HashMap::new();
+        for key in keys {
+            *counts.entry(key.clone()).or_default() += 1;
+        }
+        counts
+    };
+    let (stem_counts, name_counts) = (tally(&stems), tally(&names));
+    (0..files.len())
+        .map(|i| {
+            let base = if stem_counts[&stems[i]] == 1 {
+                stems[i].clone()
+            } else if name_counts[&names[i]] == 1 {
+                names[i].clone()
+            } else {
+                format!("{}-{}", i + 1, names[i])
+            };
+            format!("{base}.annotated.png")
+        })
+        .collect()
+}
+
 /// Runs `fenlens recognize`.
 pub fn run(args: RecognizeArgs) -> Result<ExitCode> {
     let options = options(&args)?;
@@ -252,9 +289,11 @@ pub fn run(args: RecognizeArgs) -> Result<ExitCode> {
     } else {
         indicatif::ProgressBar::hidden()
     };
+    let annotation_names = annotation_names(&files);
     let results: Vec<Result<PictureRead, String>> = files
         .par_iter()
-        .map(|file| {
+        .enumerate()
+        .map(|(index, file)| {
             let name = file.display().to_string();
             let bytes = if file.as_os_str() == "-" {
                 let mut buffer = Vec::new();
@@ -275,12 +314,7 @@ pub fn run(args: RecognizeArgs) -> Result<ExitCode> {
             let mut annotation_error = None;
             if let (Ok(r), Some(out)) = (&result, &args.annotate) {
                 let target = match &annotate_dir {
-                    Some(dir) => dir.join(format!(
-                        "{}.annotated.png",
-                        file.file_stem()
-                            .map(|s| s.to_string_lossy().into_owned())
-                            .unwrap_or_else(|| "stdin".into())
-                    )),
+                    Some(dir) => dir.join(&annotation_names[index]),
                     None => out.clone(),
                 };
                 if let Err(e) = crate::annotate::write(&image, r, &target) {
@@ -324,4 +358,29 @@ pub fn run(args: RecognizeArgs) -> Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn annotation_names_never_collide() {
+        let files: Vec<PathBuf> = ["a/x.png", "b/x.png", "a/y.png", "a/y.jpg", "a/z.png", "-"]
+            .into_iter()
+            .map(PathBuf::from)
+            .collect();
+        let names = annotation_names(&files);
+        assert_eq!(
+            names,
+            [
+                "1-x.png.annotated.png",
+                "2-x.png.annotated.png",
+                "y.png.annotated.png",
+                "y.jpg.annotated.png",
+                "z.annotated.png",
+                "stdin.annotated.png",
+            ]
+        );
+    }
 }
