@@ -219,9 +219,16 @@ pub fn groups(board: &Rectified, outlines: &[Option<Silhouette>; 64]) -> Vec<Vec
         .iter()
         .map(|shape| shape.as_ref().map_or([0; SQUARE], mask_rows))
         .collect();
-    let areas: Vec<usize> = outlines
+    // The silhouettes' pixels inside the EDGE, counted from the masks' bits.
+    let inner_bits: u32 = ((1 << (SQUARE - EDGE)) - 1) & !((1 << EDGE) - 1);
+    let areas: Vec<u32> = masks
         .iter()
-        .map(|shape| shape.as_ref().map_or(0, |s| s.inner_pixels().count()))
+        .map(|rows| {
+            rows[EDGE..SQUARE - EDGE]
+                .iter()
+                .map(|row| (row & inner_bits).count_ones())
+                .sum()
+        })
         .collect();
     // (cell, background, contrast against it inside the EDGE).
     let occupied: Vec<(usize, f32, f32)> = (0..64)

@@ -125,8 +125,10 @@ fn best_other(reading: &SquareReading, allowed: impl Fn(usize) -> bool) -> Optio
         .max_by(|&a, &b| reading.probabilities[a].total_cmp(&reading.probabilities[b]))
 }
 
-fn cheap(reading: &SquareReading, to: usize) -> bool {
-    reading.probabilities[to] * MAX_COST >= reading.probabilities[reading.class]
+/// Whether a rule may change a square's class to `to`: the new class must keep at least
+/// 1/`bound` of the old one's probability ([`MAX_COST`], or [`KING_MAX_COST`] for the king rule).
+fn cheap_within(reading: &SquareReading, to: usize, bound: f32) -> bool {
+    reading.probabilities[to] * bound >= reading.probabilities[reading.class]
 }
 
 /// What changing a square's class to its likeliest allowed other class costs, as the log of
@@ -135,12 +137,6 @@ fn demotion_cost(reading: &SquareReading, allowed: impl Fn(usize) -> bool) -> f3
     best_other(reading, allowed).map_or(f32::INFINITY, |to| {
         reading.confidence().max(1e-9).ln() - reading.probabilities[to].max(1e-9).ln()
     })
-}
-
-/// Whether the king rule may change a square's class to `to`: the new class must keep at least
-/// 1/[`KING_MAX_COST`] of the old one's probability.
-fn cheap_for_king(reading: &SquareReading, to: usize) -> bool {
-    reading.probabilities[to] * KING_MAX_COST >= reading.probabilities[reading.class]
 }
 
 /// Whether a square is on rank 1 or 8, where no pawn stands.
@@ -161,6 +157,13 @@ fn is_king_of(class: usize, color: Color) -> bool {
 pub fn display_index(square: Square, flipped: bool) -> usize {
     let (col, row) = fenlens_render::draw::display_cell(square, flipped);
     (row * 8 + col) as usize
+}
+
+/// The square shown at a display-order index ([`display_index`]'s inverse; `None` past 63).
+pub fn shown_at(cell: usize, flipped: bool) -> Option<Square> {
+    Square::ALL
+        .into_iter()
+        .find(|&square| display_index(square, flipped) == cell)
 }
 
 /// Builds the readings (standard orientation) from display-order probabilities.
@@ -199,7 +202,7 @@ pub fn compose_grouped(
         let back = on_back_rank(r.square);
         if back && is_pawn(r.class) {
             if let Some(to) = best_other(r, |c| !is_pawn(c)) {
-                if cheap(r, to) {
+                if cheap_within(r, to, MAX_COST) {
                     r.class = to;
                     r.changed = true;
                 }
@@ -226,7 +229,7 @@ pub fn compose_grouped(
             for &i in &kings[1..] {
                 if let Some(to) = best_other(&readings[i], |c| allowed(&readings, c)) {
                     let r = &mut readings[i];
-                    if cheap_for_king(r, to) {
+                    if cheap_within(r, to, KING_MAX_COST) {
                         r.class = to;
                         r.changed = true;
                     }
@@ -234,7 +237,7 @@ pub fn compose_grouped(
             }
         } else if kings.is_empty() {
             if let Some(i) = (0..64)
-                .filter(|&i| cheap_for_king(&readings[i], king))
+                .filter(|&i| cheap_within(&readings[i], king, KING_MAX_COST))
                 .max_by(|&a, &b| {
                     readings[a].probabilities[king].total_cmp(&readings[b].probabilities[king])
                 })
@@ -258,7 +261,7 @@ pub fn compose_grouped(
             for &i in pawns.iter().take(extra) {
                 let r = &mut readings[i];
                 if let Some(to) = best_other(r, |c| c != pawn) {
-                    if cheap(r, to) {
+                    if cheap_within(r, to, MAX_COST) {
                         r.class = to;
                         r.changed = true;
                     }
@@ -266,18 +269,12 @@ pub fn compose_grouped(
             }
         }
     }
-    let mut square_at = [0usize; 64];
-    for square in Square::ALL {
-        if let Some(slot) = square_at.get_mut(display_index(square, flipped)) {
-            *slot = square as usize;
-        }
-    }
     let groups: Vec<Vec<usize>> = groups
         .iter()
         .map(|cells| {
             cells
                 .iter()
-                .filter_map(|&c| square_at.get(c).copied())
+                .filter_map(|&c| shown_at(c, flipped).map(|square| square as usize))
                 .collect()
         })
         .collect();
@@ -1012,6 +1009,21 @@ mod tests {
         let board = placement(&compose(&probs, false));
         assert_eq!(board.piece_at(Square::D3).map(|p| p.char()), Some('b'));
         assert_eq!(board.piece_at(Square::F1).map(|p| p.char()), Some('B'));
+    }
+
+    #[test]
+    fn shown_at_inverts_display_index() {
+        for flipped in [false, true] {
+            for square in Square::ALL {
+                assert_eq!(
+                    shown_at(display_index(square, flipped), flipped),
+                    Some(square)
+                );
+            }
+        }
+        assert_eq!(shown_at(0, false), Some(Square::A8));
+        assert_eq!(shown_at(0, true), Some(Square::H1));
+        assert_eq!(shown_at(64, false), None);
     }
 
     #[test]

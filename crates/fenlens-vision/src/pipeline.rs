@@ -384,10 +384,8 @@ mod tests {
         let start = Board::new();
         let probabilities: Vec<[f32; crate::classify::CLASSES]> = (0..64)
             .map(|cell| {
-                let square = Square::ALL
-                    .into_iter()
-                    .find(|&sq| display_index(sq, false) == cell)
-                    .expect("every cell shows a square");
+                let square =
+                    crate::compose::shown_at(cell, false).expect("every cell shows a square");
                 let mut p = [0.01 / 12.0; crate::classify::CLASSES];
                 p[crate::classify::piece_class(start.piece_at(square))] = 0.99;
                 p
