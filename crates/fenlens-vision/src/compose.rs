@@ -22,7 +22,11 @@
 //! probability ratio of e^2 (`PROMOTION_COST`); more of them than 8 pawns could have become is
 //! treated as the other rules are. Copies of one drawing ([`compose_grouped`]'s groups) may
 //! change together at the cost of one copy (twenty-first session: game positions exactly right,
-//! foreign designs 53.9 → 54.8%, fonts 23.9 → 24.6%, held-out lichess sets unchanged).
+//! foreign designs 53.9 → 54.8%, fonts 23.9 → 24.6%, held-out lichess sets unchanged), even when
+//! the position prior has tipped some copies to another class; a square changes at most once,
+//! and where no single change lowers the cost two may together (a design's pawns and knights
+//! all read as bishops: twenty-second session, game positions exactly right, foreign designs
+//! 55.1 → 56.3%, fonts 25.0 → 25.6%, held-out lichess sets unchanged).
 //!
 //! Last of all, [`flag_implausible`] marks every copy of a kind a side holds too many of (three
 //! knights, two bishops on one colour of square, ...) as uncertain where that side has three or
