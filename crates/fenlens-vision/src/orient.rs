@@ -299,6 +299,14 @@ fn is_decided(upright: i32, turned: i32) -> bool {
     (majority >= 4 || (majority >= 3 && minority == 0)) && minority * 3 <= majority
 }
 
+/// The middle of the known values (the upper one of the two middles of an even count): the
+/// line the letters found stand on, or the height their tops reach.
+fn middle_of(values: &[Option<f32>; 8]) -> Option<f32> {
+    let mut known: Vec<f32> = values.iter().flatten().copied().collect();
+    known.sort_by(f32::total_cmp);
+    known.get(known.len() / 2).copied()
+}
+
 /// How far (in sampled rows) below the other letters' line a "g"'s bottom hangs, at least.
 const DESCENDER_DEPTH: f32 = 2.0;
 
@@ -312,10 +320,12 @@ const DESCENDER_VOTES: i32 = 3;
 /// columns can vote, and at least two others stand on the line. Counted wherever letters were
 /// found, a hanging patch (texture, a piece's edge) turned boards without coordinates over.
 fn descender_column(bottoms: &[Option<f32>; 8]) -> Option<usize> {
-    let mut known: Vec<f32> = bottoms.iter().flatten().copied().collect();
-    known.sort_by(f32::total_cmp);
-    let line = *known.get(known.len() / 2)?;
-    let on_line = known.iter().filter(|&&b| (b - line).abs() <= 1.0).count();
+    let line = middle_of(bottoms)?;
+    let on_line = bottoms
+        .iter()
+        .flatten()
+        .filter(|&&b| (b - line).abs() <= 1.0)
+        .count();
     let mut hanging = (0..8).filter(|&c| bottoms[c].is_some_and(|b| b >= line + DESCENDER_DEPTH));
     let column = hanging.next()?;
     let one_parity = (0..8).all(|c| bottoms[c].is_none() || c % 2 == column % 2);
@@ -375,9 +385,7 @@ pub fn orient_from_labels(image: &RgbImage, corners: [[f32; 2]; 4]) -> Option<Or
         }
         let hanging = descender_column(&bottoms);
         // Letters inside the squares stand on one line: a patch off it is not a letter.
-        let mut known_bottoms: Vec<f32> = bottoms.iter().flatten().copied().collect();
-        known_bottoms.sort_by(f32::total_cmp);
-        if let Some(&baseline) = known_bottoms.get(known_bottoms.len() / 2) {
+        if let Some(baseline) = middle_of(&bottoms) {
             for (top, bottom) in tops.iter_mut().zip(bottoms) {
                 if bottom.is_some_and(|b| (b - baseline).abs() > BASELINE_TOLERANCE) {
                     *top = None;
@@ -388,9 +396,7 @@ pub fn orient_from_labels(image: &RgbImage, corners: [[f32; 2]; 4]) -> Option<Or
         // spoiling one column is outvoted, a tie or a split is no answer. Letters of one
         // typeface stand on one line and reach about one height: a top far from the others' is
         // a piece's edge or a mark, not a letter.
-        let mut known: Vec<f32> = tops.iter().flatten().copied().collect();
-        known.sort_by(f32::total_cmp);
-        let Some(&middle) = known.get(known.len() / 2) else {
+        let Some(middle) = middle_of(&tops) else {
             continue;
         };
         let tops = tops.map(|t| t.filter(|t| (t - middle).abs() <= LABEL_ROWS as f32 / 5.0));
