@@ -1,6 +1,8 @@
 //! Per-stage speed on one 800x800 rendered board (PNG): decode, locate, rectify and cut,
-//! classify (64 squares), the checks on the readings (colour, symmetry, alike squares, the
-//! position prior) and compose, the alike squares' grouping alone, and the whole pipeline. Run with `RAYON_NUM_THREADS=1`.
+//! classify (64 squares), the checks on the readings (colour, symmetry, alike squares and their
+//! caps, the position prior) and compose, the alike squares' grouping alone, and the whole
+//! pipeline; and the composer alone on boards of 64 unsure readings, where its promotion rule
+//! searches longest (pairs of changes). Run with `RAYON_NUM_THREADS=1`.
 
 use std::hint::black_box;
 
@@ -8,10 +10,10 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use fenlens_fen::shakmaty::Square;
 use fenlens_render::style::{BoardStyle, Coords};
 use fenlens_render::{PieceSet, draw_board};
-use fenlens_vision::alike::{groups, pool};
-use fenlens_vision::classify::Classifier;
+use fenlens_vision::alike::{OVER_COUNT_KEEP, cap_groups, groups, pool};
+use fenlens_vision::classify::{CLASSES, Classifier};
 use fenlens_vision::colour::{mean_greys, reconcile};
-use fenlens_vision::compose::{compose, display_index, weigh_by_facts};
+use fenlens_vision::compose::{compose_grouped, display_index, weigh_by_facts};
 use fenlens_vision::decode::decode;
 use fenlens_vision::locate::locate;
 use fenlens_vision::prior;
@@ -57,11 +59,13 @@ fn bench(c: &mut Criterion) {
             let outlines = silhouettes(black_box(&rectified));
             reconcile(&mut p, &mean_greys(&rectified, &outlines));
             weigh_knights(&mut p, &asymmetries(&outlines));
-            pool(&mut p, &groups(&rectified, &outlines));
+            let alike = groups(&rectified, &outlines);
+            pool(&mut p, &alike);
+            cap_groups(&mut p, &alike, OVER_COUNT_KEEP);
             for square in Square::ALL {
                 prior::weigh(&mut p[display_index(square, false)], square);
             }
-            let mut squares = compose(&p, false);
+            let mut squares = compose_grouped(&p, false, &alike);
             weigh_by_facts(&mut squares);
             squares
         })
@@ -74,6 +78,46 @@ fn bench(c: &mut Criterion) {
         b.iter(|| recognizer.recognize_bytes(black_box(&png), &Options::default()))
     });
     group.finish();
+
+    // Boards of 64 unsure readings (every piece class drawn at random, cubed so that one or two
+    // lead), with groups of alike squares: many promotions to undo, few cheap single changes.
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut unit = move || {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 40) as f32 / (1u64 << 24) as f32
+    };
+    let boards: Vec<Vec<[f32; CLASSES]>> = (0..20)
+        .map(|_| {
+            (0..64)
+                .map(|_| {
+                    let mut p = [0.0; CLASSES];
+                    for v in p.iter_mut().skip(1) {
+                        *v = unit().powi(3) + 1e-4;
+                    }
+                    let sum: f32 = p.iter().sum();
+                    p.map(|v| v / sum)
+                })
+                .collect()
+        })
+        .collect();
+    let alike: Vec<Vec<usize>> = (0..8)
+        .map(|row| {
+            (0..8)
+                .map(|col| row * 8 + col)
+                .filter(|c| c % 3 == 0)
+                .collect()
+        })
+        .collect();
+    c.bench_function("compose-20-unsure-boards", |b| {
+        b.iter(|| {
+            boards
+                .iter()
+                .map(|p| compose_grouped(black_box(p), false, &alike).len())
+                .sum::<usize>()
+        })
+    });
 }
 
 criterion_group!(benches, bench);
