@@ -21,6 +21,8 @@ use fenlens_vision::rectify::{cut_squares, rectify};
 use fenlens_vision::silhouette::silhouettes;
 use fenlens_vision::symmetry::{asymmetries, weigh_knights};
 use fenlens_vision::{Options, Recognizer};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 
 fn bench(c: &mut Criterion) {
     let board = fenlens_fen::read(b"r1bk3r/p2pBpNp/n4n2/1p1NP2P/6P1/3P4/P1P1K3/q5b1")
@@ -81,20 +83,14 @@ fn bench(c: &mut Criterion) {
 
     // Boards of 64 unsure readings (every piece class drawn at random, cubed so that one or two
     // lead), with groups of alike squares: many promotions to undo, few cheap single changes.
-    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut unit = move || {
-        state = state
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (state >> 40) as f32 / (1u64 << 24) as f32
-    };
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
     let boards: Vec<Vec<[f32; CLASSES]>> = (0..20)
         .map(|_| {
             (0..64)
                 .map(|_| {
                     let mut p = [0.0; CLASSES];
                     for v in p.iter_mut().skip(1) {
-                        *v = unit().powi(3) + 1e-4;
+                        *v = rng.random::<f32>().powi(3) + 1e-4;
                     }
                     let sum: f32 = p.iter().sum();
                     p.map(|v| v / sum)

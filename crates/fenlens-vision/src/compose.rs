@@ -599,6 +599,41 @@ fn best_move(
     best
 }
 
+/// Of pairs of moves on units that share no square, the one that lowers `cost + penalty` most
+/// below `penalty` (with its new penalty), trying the [`FIRST_OF_PAIR`] cheapest moves first,
+/// if any pair does; `readings` are left as they were. A unit's moves and costs depend on its own
+/// squares only, so the first move leaves the other units' `candidates` as they are.
+fn best_pair(
+    readings: &mut [SquareReading],
+    units: &[&Vec<usize>],
+    candidates: &[Move],
+    penalty: f32,
+) -> Option<(Move, Move, f32)> {
+    let mut cheapest = candidates.to_vec();
+    cheapest.sort_by(|a, b| a.cost.total_cmp(&b.cost));
+    let mut best: Option<(Move, Move, f32, f32)> = None;
+    for &first in cheapest.iter().take(FIRST_OF_PAIR) {
+        if first.cost >= penalty {
+            break;
+        }
+        let first_unit = units[first.unit];
+        let seconds: Vec<Move> = candidates
+            .iter()
+            .filter(|m| !units[m.unit].iter().any(|i| first_unit.contains(i)))
+            .copied()
+            .collect();
+        let was = make(readings, first_unit, first.to);
+        let second = best_move(readings, units, &seconds, penalty, first.cost);
+        unmake(readings, first_unit, &was);
+        if let Some((second, gain, new_penalty)) = second {
+            if best.is_none_or(|b| gain > b.2) {
+                best = Some((first, second, gain, new_penalty));
+            }
+        }
+    }
+    best.map(|(first, second, _, new_penalty)| (first, second, new_penalty))
+}
+
 /// How many of the cheapest moves [`prefer_fewer_promotions`] tries as the first of a pair.
 const FIRST_OF_PAIR: usize = 24;
 
@@ -628,35 +663,13 @@ fn prefer_fewer_promotions(readings: &mut [SquareReading], groups: &[Vec<usize>]
         if penalty <= 0.0 {
             return;
         }
-        let mut candidates = moves(readings, &units, &moved);
+        let candidates = moves(readings, &units, &moved);
         let (chosen, new_penalty) = match best_move(readings, &units, &candidates, penalty, 0.0) {
             Some((m, _, new_penalty)) => (vec![m], new_penalty),
-            None => {
-                candidates.sort_by(|a, b| a.cost.total_cmp(&b.cost));
-                let mut best_pair: Option<(Move, Move, f32, f32)> = None;
-                for &first in candidates.iter().take(FIRST_OF_PAIR) {
-                    if first.cost >= penalty {
-                        break;
-                    }
-                    let was = make(readings, units[first.unit], first.to);
-                    let mut moved_first = moved.clone();
-                    for &i in units[first.unit].iter() {
-                        moved_first[i] = true;
-                    }
-                    let seconds = moves(readings, &units, &moved_first);
-                    let second = best_move(readings, &units, &seconds, penalty, first.cost);
-                    unmake(readings, units[first.unit], &was);
-                    if let Some((second, gain, new_penalty)) = second {
-                        if best_pair.is_none_or(|b| gain > b.2) {
-                            best_pair = Some((first, second, gain, new_penalty));
-                        }
-                    }
-                }
-                match best_pair {
-                    Some((first, second, _, new_penalty)) => (vec![first, second], new_penalty),
-                    None => return,
-                }
-            }
+            None => match best_pair(readings, &units, &candidates, penalty) {
+                Some((first, second, new_penalty)) => (vec![first, second], new_penalty),
+                None => return,
+            },
         };
         for m in chosen {
             for &i in units[m.unit].iter() {
