@@ -570,9 +570,9 @@ fn shift_strokes(sprite: &Pixmap, w: usize, h: usize, thicker: bool) -> Pixmap {
     out
 }
 
-/// One piece drawing altered by `variation`: light parts of white pieces and dark parts of
-/// black pieces recoloured, dark strokes thickened or thinned by a pixel (by two on sprites of
-/// 40 pixels and more when `stroke` is 2 or -2).
+/// One piece drawing altered by `variation`: dark strokes thickened or thinned by a pixel (by
+/// two on sprites of 40 pixels and more when `stroke` is 2 or -2), fills striped, light parts
+/// of white pieces and dark parts of black pieces recoloured and shaded.
 fn vary_sprite(sprite: &Pixmap, white: bool, variation: &PieceVariation) -> Pixmap {
     let (w, h) = (sprite.width() as usize, sprite.height() as usize);
     let mut out = sprite.clone();
@@ -586,26 +586,69 @@ fn vary_sprite(sprite: &Pixmap, white: bool, variation: &PieceVariation) -> Pixm
     for _ in 0..passes {
         out = shift_strokes(&out, w, h, variation.stroke > 0);
     }
+    if variation.stripe_period > 0 && variation.stripes_on[usize::from(!white)] {
+        stripe_fills(&mut out, w, h, white, variation.stripe_period);
+    }
     let data = out.data_mut();
-    for px in data.chunks_exact_mut(4) {
+    for (i, px) in data.chunks_exact_mut(4).enumerate() {
         let a = px[3] as f32;
         let fill = if white {
             variation.white_fill
         } else {
             variation.black_fill
         };
+        // How far down the drawing this pixel is, 0-1, counted from the shaded end.
+        let down = (i / w) as f32 / (h.max(2) - 1) as f32;
+        let from_shaded_end = if variation.shade < 0.0 {
+            1.0 - down
+        } else {
+            down
+        };
+        let depth = variation.shade.abs() * from_shaded_end;
         for (channel, fill) in px[..3].iter_mut().zip(fill) {
             let v = *channel as f32;
             // Premultiplied: white parts scale toward the fill; black parts lift toward it.
             let mapped = if white {
-                v * fill as f32 / 255.0
+                v * fill as f32 / 255.0 * (1.0 - depth)
             } else {
-                v + fill as f32 * (a - v).max(0.0) / 255.0
+                v + (fill as f32 + (255.0 - fill as f32) * depth * 0.6) * (a - v).max(0.0) / 255.0
             };
             *channel = mapped.round().clamp(0.0, a) as u8;
         }
     }
     out
+}
+
+/// Draws stripes across a drawing's fills, one row in `period`: on a white piece, its light
+/// parts turn dark on those rows; on a black piece, its dark parts turn light. Only pixels two
+/// pixels inside the drawing change, so the outline stays whole.
+fn stripe_fills(sprite: &mut Pixmap, w: usize, h: usize, white: bool, period: u8) {
+    let period = usize::from(period.max(2));
+    let src = sprite.data().to_vec();
+    let opaque = |x: usize, y: usize| src[(y * w + x) * 4 + 3] == 255;
+    let dst = sprite.data_mut();
+    for y in 2..h.saturating_sub(2) {
+        if y % period != 0 && !(period >= 6 && y % period == 1) {
+            continue;
+        }
+        for x in 2..w.saturating_sub(2) {
+            if !(opaque(x, y)
+                && opaque(x - 2, y)
+                && opaque(x + 2, y)
+                && opaque(x, y - 2)
+                && opaque(x, y + 2))
+            {
+                continue;
+            }
+            let i = (y * w + x) * 4;
+            let luma = (src[i] as u32 + src[i + 1] as u32 + src[i + 2] as u32) / 3;
+            match (white, luma) {
+                (true, 128..) => dst[i..i + 3].fill(40),
+                (false, ..128) => dst[i..i + 3].fill(230),
+                _ => {}
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -647,6 +690,63 @@ mod tests {
         // 64 pixels: two passes.
         assert!(ink(&vary_sprite(&sprite, false, &twice)) > once);
         assert!(PieceVariation::default().is_identity());
+    }
+
+    #[test]
+    fn stripes_and_shade_pattern_the_fills_inside_the_outline() {
+        let set = PieceSet::builtin();
+        let sprites = set.sprites(64);
+        let black_rook = &sprites[piece_index(Piece::from_char('r').unwrap())];
+        let white_rook = &sprites[piece_index(Piece::from_char('R').unwrap())];
+        // Opaque pixels that are light (sum of channels over 600) or dark (under 150).
+        let count = |p: &Pixmap, light: bool| {
+            p.pixels()
+                .iter()
+                .filter(|px| px.alpha() == 255)
+                .filter(|px| {
+                    let sum = px.red() as u32 + px.green() as u32 + px.blue() as u32;
+                    if light { sum > 600 } else { sum < 150 }
+                })
+                .count()
+        };
+        let striped = |on| PieceVariation {
+            stripe_period: 4,
+            stripes_on: on,
+            ..PieceVariation::default()
+        };
+        let black_striped = vary_sprite(black_rook, false, &striped([false, true]));
+        assert!(
+            count(&black_striped, true) > count(black_rook, true) + 40,
+            "light stripes across the black rook"
+        );
+        let opaque = |p: &Pixmap| p.pixels().iter().filter(|px| px.alpha() > 0).count();
+        assert_eq!(opaque(&black_striped), opaque(black_rook), "outline kept");
+        let white_striped = vary_sprite(white_rook, true, &striped([true, false]));
+        assert!(count(&white_striped, false) > count(white_rook, false) + 40);
+        // Stripes only on the colours asked for.
+        assert!(vary_sprite(white_rook, true, &striped([false, true])).data() == white_rook.data());
+        // Shaded toward the bottom: a white piece's lower light parts darken, its upper ones less.
+        let shaded = PieceVariation {
+            shade: 0.4,
+            ..PieceVariation::default()
+        };
+        let white_shaded = vary_sprite(white_rook, true, &shaded);
+        let mean_in_rows = |p: &Pixmap, rows: std::ops::Range<u32>| {
+            let values: Vec<u32> = rows
+                .flat_map(|y| (0..64).map(move |x| (x, y)))
+                .filter_map(|(x, y)| p.pixel(x, y))
+                .filter(|px| px.alpha() == 255)
+                .map(|px| px.red() as u32)
+                .collect();
+            values.iter().sum::<u32>() as f32 / values.len().max(1) as f32
+        };
+        let (top, bottom) = (0..32, 32..64);
+        let top_loss = mean_in_rows(white_rook, top.clone()) - mean_in_rows(&white_shaded, top);
+        let bottom_loss =
+            mean_in_rows(white_rook, bottom.clone()) - mean_in_rows(&white_shaded, bottom);
+        assert!(bottom_loss > top_loss + 10.0, "{top_loss} {bottom_loss}");
+        let black_shaded = vary_sprite(black_rook, false, &shaded);
+        assert!(count(&black_shaded, false) < count(black_rook, false));
     }
 
     #[test]

@@ -261,6 +261,16 @@ pub struct PieceVariation {
     /// A further horizontal and vertical stretch per role (pawn first, king last), so that one
     /// role's proportions change against the others' (a narrow pawn, a squat rook).
     pub role_stretch: [[f32; 2]; 6],
+    /// Stripes across the fills, one row in this many of the drawing (0: none): light lines
+    /// across black pieces' dark parts, dark lines across white pieces' light parts, as some
+    /// chess fonts hatch their pieces (Alfonso's black pieces, Line's white ones).
+    pub stripe_period: u8,
+    /// Which colours get the stripes: white pieces, black pieces.
+    pub stripes_on: [bool; 2],
+    /// Shading of the fills from the drawing's top to its bottom, as glossy or metal designs
+    /// have: white pieces' light parts darken and black pieces' dark parts lighten by up to
+    /// this share toward the bottom (toward the top when negative); 0 leaves them flat.
+    pub shade: f32,
 }
 
 impl Default for PieceVariation {
@@ -271,6 +281,9 @@ impl Default for PieceVariation {
             stroke: 0,
             stretch: [1.0, 1.0],
             role_stretch: [[1.0, 1.0]; 6],
+            stripe_period: 0,
+            stripes_on: [false; 2],
+            shade: 0.0,
         }
     }
 }

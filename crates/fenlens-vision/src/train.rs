@@ -70,6 +70,10 @@ pub struct DataRecipe {
     /// tall), with bishops 85-100% as tall; so that a pawn is told from a bishop by its head
     /// rather than its proportions.
     pub pawn_shapes: bool,
+    /// Patterned fills on a third of the varied boards each (a sixth of all): stripes across
+    /// the fills of black pieces, white pieces or both, one row in 4-7 (hatched font designs),
+    /// and fills shaded from top to bottom by 15-45% (glossy and metal designs).
+    pub fill_patterns: bool,
 }
 
 impl Default for DataRecipe {
@@ -79,6 +83,7 @@ impl Default for DataRecipe {
             max_stroke: 1,
             role_stretch: false,
             pawn_shapes: false,
+            fill_patterns: false,
         }
     }
 }
@@ -257,6 +262,20 @@ fn piece_variation(rng: &mut impl RngExt, recipe: &DataRecipe) -> PieceVariation
             (None, 0) => [rng.random_range(0.5..1.0), rng.random_range(0.85..1.15)],
             _ => [rng.random_range(0.75..1.1), rng.random_range(0.9..1.1)],
         });
+    }
+    if recipe.fill_patterns {
+        if rng.random_bool(1.0 / 3.0) {
+            variation.stripe_period = rng.random_range(4..=7);
+            variation.stripes_on = match rng.random_range(0..4) {
+                0 | 1 => [false, true],
+                2 => [true, false],
+                _ => [true, true],
+            };
+        }
+        if rng.random_bool(1.0 / 3.0) {
+            let shade = rng.random_range(0.15..0.45f32);
+            variation.shade = if rng.random_bool(0.5) { shade } else { -shade };
+        }
     }
     variation
 }
@@ -487,6 +506,34 @@ mod tests {
             piece_variation(&mut rng, &DataRecipe::default()).role_stretch == [[1.0, 1.0]; 6]
         });
         assert!(plain, "the default recipe keeps the roles in proportion");
+    }
+
+    #[test]
+    fn fill_patterns_stripe_and_shade_a_share_of_the_designs() {
+        let mut rng = ChaCha8Rng::seed_from_u64(6);
+        let recipe = DataRecipe {
+            fill_patterns: true,
+            ..DataRecipe::default()
+        };
+        let variations: Vec<PieceVariation> = (0..900)
+            .map(|_| piece_variation(&mut rng, &recipe))
+            .collect();
+        let striped: Vec<&PieceVariation> =
+            variations.iter().filter(|v| v.stripe_period > 0).collect();
+        let shaded = variations.iter().filter(|v| v.shade != 0.0).count();
+        // A third each: about 300 of 900.
+        assert!((240..=360).contains(&striped.len()), "{}", striped.len());
+        assert!((240..=360).contains(&shaded), "{shaded}");
+        assert!(striped.iter().all(|v| (4..=7).contains(&v.stripe_period)));
+        assert!(striped.iter().all(|v| v.stripes_on != [false, false]));
+        assert!(striped.iter().any(|v| v.stripes_on == [true, false]));
+        assert!(striped.iter().any(|v| v.stripes_on == [false, true]));
+        assert!(variations.iter().all(|v| v.shade.abs() < 0.45));
+        let plain = (0..200).all(|_| {
+            let v = piece_variation(&mut rng, &DataRecipe::default());
+            v.stripe_period == 0 && v.shade == 0.0
+        });
+        assert!(plain, "the default recipe leaves the fills flat");
     }
 
     #[test]

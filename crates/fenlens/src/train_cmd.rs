@@ -75,6 +75,11 @@ pub struct TrainArgs {
     /// sixteenth session; see models/README.md).
     #[arg(long, requires = "role_stretch")]
     pawn_shapes: bool,
+    /// Patterned piece fills on a sixth of the training boards: stripes across the fills
+    /// (hatched font designs) and fills shaded from top to bottom (glossy and metal designs);
+    /// see models/README.md.
+    #[arg(long)]
+    fill_patterns: bool,
     /// Threads rendering training boards. 1 (the default) gives the data stream of the shipped
     /// recipe; on a machine with many cores, 2-3 keep the network from waiting on the renderer
     /// (another stream, as deterministic: a seed and a thread count give the same data).
@@ -135,6 +140,7 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
             max_stroke: args.max_stroke,
             role_stretch: args.role_stretch,
             pawn_shapes: args.pawn_shapes,
+            fill_patterns: args.fill_patterns,
         },
         steps: args.steps,
         boards_per_step: args.boards_per_step,
