@@ -13,7 +13,7 @@ use resvg::tiny_skia::{
 #[cfg(test)]
 use crate::pieces::PieceSet;
 use crate::pieces::{PieceDrawings, piece_index};
-use crate::style::{BoardLook, BoardStyle, Coords, Hatch, PieceVariation, Rgb, Tint};
+use crate::style::{BoardLook, BoardStyle, Coords, Hatch, PieceVariation, Rgb, Tint, Warp};
 use crate::text::{self, Face, Pen};
 
 /// A drawn board and where its playing area is.
@@ -575,7 +575,14 @@ fn shift_strokes(sprite: &Pixmap, w: usize, h: usize, thicker: bool) -> Pixmap {
 /// of white pieces and dark parts of black pieces recoloured and shaded.
 fn vary_sprite(sprite: &Pixmap, white: bool, variation: &PieceVariation) -> Pixmap {
     let (w, h) = (sprite.width() as usize, sprite.height() as usize);
-    let mut out = sprite.clone();
+    let mut out = if variation.warp.amplitude > 0.0 {
+        warp_sprite(sprite, w, h, &variation.warp)
+    } else {
+        sprite.clone()
+    };
+    if variation.pixelate > 1.0 {
+        out = pixelate_sprite(&out, w, h, variation.pixelate);
+    }
     let passes = match variation.stroke.unsigned_abs() {
         0 => 0,
         _ if w < 24 => 0,
@@ -614,6 +621,93 @@ fn vary_sprite(sprite: &Pixmap, white: bool, variation: &PieceVariation) -> Pixm
                 v + (fill as f32 + (255.0 - fill as f32) * depth * 0.6) * (a - v).max(0.0) / 255.0
             };
             *channel = mapped.round().clamp(0.0, a) as u8;
+        }
+    }
+    out
+}
+
+/// A drawing bent by `warp`: each pixel takes the (premultiplied) colour at a point moved by
+/// the warp's two waves, read bilinearly; points outside the drawing are transparent.
+fn warp_sprite(sprite: &Pixmap, w: usize, h: usize, warp: &Warp) -> Pixmap {
+    let mut out = sprite.clone();
+    let src = sprite.data();
+    let at = |x: i64, y: i64, c: usize| -> f32 {
+        if x < 0 || y < 0 || x >= w as i64 || y >= h as i64 {
+            0.0
+        } else {
+            src[(y as usize * w + x as usize) * 4 + c] as f32
+        }
+    };
+    let wave = |[across, down, phase]: [f32; 3], u: f32, v: f32| {
+        (std::f32::consts::TAU * (across * u + down * v) + phase).sin()
+    };
+    let dst = out.data_mut();
+    for y in 0..h {
+        for x in 0..w {
+            let (u, v) = (x as f32 / w as f32, y as f32 / h as f32);
+            let sx = x as f32 + warp.amplitude * w as f32 * wave(warp.waves[0], u, v);
+            let sy = y as f32 + warp.amplitude * h as f32 * wave(warp.waves[1], u, v);
+            let (x0, y0) = (sx.floor(), sy.floor());
+            let (fx, fy) = (sx - x0, sy - y0);
+            let (x0, y0) = (x0 as i64, y0 as i64);
+            let i = (y * w + x) * 4;
+            for c in 0..4 {
+                let top = at(x0, y0, c) * (1.0 - fx) + at(x0 + 1, y0, c) * fx;
+                let bottom = at(x0, y0 + 1, c) * (1.0 - fx) + at(x0 + 1, y0 + 1, c) * fx;
+                dst[i + c] = (top * (1.0 - fy) + bottom * fy).round().clamp(0.0, 255.0) as u8;
+            }
+        }
+    }
+    out
+}
+
+/// A drawing made coarse: averaged down to blocks of about `factor` pixels, each block made
+/// wholly opaque or wholly transparent (pixel art has hard edges), then enlarged back to the
+/// drawing's size by repeating the blocks.
+fn pixelate_sprite(sprite: &Pixmap, w: usize, h: usize, factor: f32) -> Pixmap {
+    let (small_w, small_h) = (
+        ((w as f32 / factor).round() as usize).clamp(1, w),
+        ((h as f32 / factor).round() as usize).clamp(1, h),
+    );
+    let src = sprite.data();
+    // The source pixels block (bx, by) covers, in one axis: [start, end).
+    let span = |b: usize, small: usize, full: usize| {
+        (
+            b * full / small,
+            ((b + 1) * full / small).max(b * full / small + 1),
+        )
+    };
+    let mut blocks = vec![[0u8; 4]; small_w * small_h];
+    for by in 0..small_h {
+        let (y0, y1) = span(by, small_h, h);
+        for bx in 0..small_w {
+            let (x0, x1) = span(bx, small_w, w);
+            let mut sum = [0u32; 4];
+            for y in y0..y1 {
+                for x in x0..x1 {
+                    let i = (y * w + x) * 4;
+                    for c in 0..4 {
+                        sum[c] += u32::from(src[i + c]);
+                    }
+                }
+            }
+            let n = ((y1 - y0) * (x1 - x0)) as u32;
+            let alpha = sum[3] / n;
+            if alpha >= 128 {
+                // Premultiplied sums: the colour of the covered part, made opaque.
+                let [r, g, b] = [0, 1, 2].map(|c| (sum[c] * 255 / sum[3]).min(255) as u8);
+                blocks[by * small_w + bx] = [r, g, b, 255];
+            }
+        }
+    }
+    let mut out = sprite.clone();
+    let dst = out.data_mut();
+    for y in 0..h {
+        let by = (y * small_h / h).min(small_h - 1);
+        for x in 0..w {
+            let bx = (x * small_w / w).min(small_w - 1);
+            let i = (y * w + x) * 4;
+            dst[i..i + 4].copy_from_slice(&blocks[by * small_w + bx]);
         }
     }
     out
@@ -747,6 +841,74 @@ mod tests {
         assert!(bottom_loss > top_loss + 10.0, "{top_loss} {bottom_loss}");
         let black_shaded = vary_sprite(black_rook, false, &shaded);
         assert!(count(&black_shaded, false) < count(black_rook, false));
+    }
+
+    #[test]
+    fn warp_bends_the_drawing_and_keeps_its_ink() {
+        let set = PieceSet::builtin();
+        let sprites = set.sprites(64);
+        let pawn = &sprites[piece_index(Piece::from_char('p').unwrap())];
+        let warp = |amplitude| PieceVariation {
+            warp: Warp {
+                amplitude,
+                waves: [[1.0, 0.5, 0.3], [0.5, 1.0, 1.1]],
+            },
+            ..PieceVariation::default()
+        };
+        let ink = |p: &Pixmap| p.pixels().iter().filter(|px| px.alpha() > 128).count();
+        let bent = vary_sprite(pawn, false, &warp(0.05));
+        let changed = bent
+            .pixels()
+            .iter()
+            .zip(pawn.pixels())
+            .filter(|(a, b)| (a.alpha() > 128) != (b.alpha() > 128))
+            .count();
+        assert!(
+            changed > ink(pawn) / 20,
+            "{changed} of {} pixels",
+            ink(pawn)
+        );
+        let (before, after) = (ink(pawn) as f32, ink(&bent) as f32);
+        assert!((after / before - 1.0).abs() < 0.25, "{before} -> {after}");
+        let none = vary_sprite(pawn, false, &warp(0.0));
+        assert!(none.data() == pawn.data());
+    }
+
+    #[test]
+    fn pixelate_makes_hard_edged_blocks() {
+        let set = PieceSet::builtin();
+        let sprites = set.sprites(48);
+        let knight = &sprites[piece_index(Piece::from_char('N').unwrap())];
+        let coarse = vary_sprite(
+            knight,
+            true,
+            &PieceVariation {
+                pixelate: 3.0,
+                ..PieceVariation::default()
+            },
+        );
+        // Hard edges: every pixel wholly opaque or wholly transparent.
+        assert!(
+            coarse
+                .pixels()
+                .iter()
+                .all(|px| matches!(px.alpha(), 0 | 255))
+        );
+        assert!(
+            knight
+                .pixels()
+                .iter()
+                .any(|px| !matches!(px.alpha(), 0 | 255))
+        );
+        // Blocks of 3 by 3 pixels (48 / 16): each row repeats in the next two.
+        let row = |y: u32| {
+            (0..48)
+                .map(|x| coarse.pixel(x, y).unwrap())
+                .collect::<Vec<_>>()
+        };
+        assert!(row(0) == row(1) && row(1) == row(2));
+        let ink = |p: &Pixmap| p.pixels().iter().filter(|px| px.alpha() > 128).count() as f32;
+        assert!((ink(&coarse) / ink(knight) - 1.0).abs() < 0.15);
     }
 
     #[test]

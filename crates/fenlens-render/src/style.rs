@@ -271,6 +271,24 @@ pub struct PieceVariation {
     /// have: white pieces' light parts darken and black pieces' dark parts lighten by up to
     /// this share toward the bottom (toward the top when negative); 0 leaves them flat.
     pub shade: f32,
+    /// A smooth bending of the drawings, the same for every piece of the board.
+    pub warp: Warp,
+    /// Drawings made coarse, as pixel art enlarged: drawn this many times smaller with hard
+    /// edges, then enlarged back by repeating pixels (1 or less: as drawn), like the small
+    /// bitmaps of old chess programs and fonts shown on a large board.
+    pub pixelate: f32,
+}
+
+/// A smooth bending of a drawing: each pixel is taken from a point moved along two sine waves,
+/// so that parts of a piece grow or shrink against the rest (a larger head, a narrower
+/// collar), as they differ between designs.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Warp {
+    /// Largest move, as a share of the drawing's size (0: no bending).
+    pub amplitude: f32,
+    /// For the horizontal move, then the vertical one: cycles across the drawing, cycles down
+    /// it, and the phase in radians.
+    pub waves: [[f32; 3]; 2],
 }
 
 impl Default for PieceVariation {
@@ -284,6 +302,8 @@ impl Default for PieceVariation {
             stripe_period: 0,
             stripes_on: [false; 2],
             shade: 0.0,
+            warp: Warp::default(),
+            pixelate: 0.0,
         }
     }
 }

@@ -15,7 +15,7 @@ use fenlens_render::degrade;
 use fenlens_render::draw::{display_cell, draw_board, pixmap_to_rgba};
 use fenlens_render::positions::{self, Sampled};
 use fenlens_render::scene::{Library, screen_style};
-use fenlens_render::style::{BoardLook, BoardStyle, Coords, Hatch, PieceVariation, hsl};
+use fenlens_render::style::{BoardLook, BoardStyle, Coords, Hatch, PieceVariation, Warp, hsl};
 use image::RgbImage;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -74,6 +74,14 @@ pub struct DataRecipe {
     /// the fills of black pieces, white pieces or both, one row in 4-7 (hatched font designs),
     /// and fills shaded from top to bottom by 15-45% (glossy and metal designs).
     pub fill_patterns: bool,
+    /// Drawings bent smoothly on a third of the varied boards (a sixth of all): every piece of
+    /// the board moved along two sine waves by up to 2-6% of its size, so that a head, a collar
+    /// or a base grows or shrinks against the rest as between designs (`Warp`).
+    pub warp: bool,
+    /// Coarse drawings on a third of the varied boards (a sixth of all): pieces drawn 1.5-3.5
+    /// times smaller with hard edges and enlarged back by repeating pixels, as the small
+    /// bitmaps of old programs and chess fonts look on a large board.
+    pub pixelate: bool,
 }
 
 impl Default for DataRecipe {
@@ -84,6 +92,8 @@ impl Default for DataRecipe {
             role_stretch: false,
             pawn_shapes: false,
             fill_patterns: false,
+            warp: false,
+            pixelate: false,
         }
     }
 }
@@ -276,6 +286,21 @@ fn piece_variation(rng: &mut impl RngExt, recipe: &DataRecipe) -> PieceVariation
             let shade = rng.random_range(0.15..0.45f32);
             variation.shade = if rng.random_bool(0.5) { shade } else { -shade };
         }
+    }
+    if recipe.warp && rng.random_bool(1.0 / 3.0) {
+        variation.warp = Warp {
+            amplitude: rng.random_range(0.02..0.06),
+            waves: std::array::from_fn(|_| {
+                [
+                    rng.random_range(0.0..1.2),
+                    rng.random_range(0.0..1.2),
+                    rng.random_range(0.0..std::f32::consts::TAU),
+                ]
+            }),
+        };
+    }
+    if recipe.pixelate && rng.random_bool(1.0 / 3.0) {
+        variation.pixelate = rng.random_range(1.5..3.5);
     }
     variation
 }
@@ -508,32 +533,72 @@ mod tests {
         assert!(plain, "the default recipe keeps the roles in proportion");
     }
 
+    /// Draws 900 variations with `recipe` from `seed`, checks that `applied` holds for about
+    /// a third of them (a third of the varied half of the boards), and returns those.
+    fn about_a_third(
+        recipe: DataRecipe,
+        seed: u64,
+        applied: impl Fn(&PieceVariation) -> bool,
+    ) -> Vec<PieceVariation> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let chosen: Vec<PieceVariation> = (0..900)
+            .map(|_| piece_variation(&mut rng, &recipe))
+            .filter(|v| applied(v))
+            .collect();
+        assert!(
+            (240..=360).contains(&chosen.len()),
+            "{} of 900",
+            chosen.len()
+        );
+        chosen
+    }
+
     #[test]
     fn fill_patterns_stripe_and_shade_a_share_of_the_designs() {
-        let mut rng = ChaCha8Rng::seed_from_u64(6);
         let recipe = DataRecipe {
             fill_patterns: true,
             ..DataRecipe::default()
         };
-        let variations: Vec<PieceVariation> = (0..900)
-            .map(|_| piece_variation(&mut rng, &recipe))
-            .collect();
-        let striped: Vec<&PieceVariation> =
-            variations.iter().filter(|v| v.stripe_period > 0).collect();
-        let shaded = variations.iter().filter(|v| v.shade != 0.0).count();
-        // A third each: about 300 of 900.
-        assert!((240..=360).contains(&striped.len()), "{}", striped.len());
-        assert!((240..=360).contains(&shaded), "{shaded}");
+        let striped = about_a_third(recipe, 6, |v| v.stripe_period > 0);
         assert!(striped.iter().all(|v| (4..=7).contains(&v.stripe_period)));
         assert!(striped.iter().all(|v| v.stripes_on != [false, false]));
         assert!(striped.iter().any(|v| v.stripes_on == [true, false]));
         assert!(striped.iter().any(|v| v.stripes_on == [false, true]));
-        assert!(variations.iter().all(|v| v.shade.abs() < 0.45));
-        let plain = (0..200).all(|_| {
+        let shaded = about_a_third(recipe, 6, |v| v.shade != 0.0);
+        assert!(shaded.iter().all(|v| (0.15..0.45).contains(&v.shade.abs())));
+    }
+
+    #[test]
+    fn warp_bends_a_share_of_the_designs() {
+        let recipe = DataRecipe {
+            warp: true,
+            ..DataRecipe::default()
+        };
+        let bent = about_a_third(recipe, 7, |v| v.warp.amplitude > 0.0);
+        assert!(
+            bent.iter()
+                .all(|v| (0.02..0.06).contains(&v.warp.amplitude))
+        );
+    }
+
+    #[test]
+    fn pixelate_coarsens_a_share_of_the_designs() {
+        let recipe = DataRecipe {
+            pixelate: true,
+            ..DataRecipe::default()
+        };
+        let coarse = about_a_third(recipe, 8, |v| v.pixelate > 1.0);
+        assert!(coarse.iter().all(|v| (1.5..3.5).contains(&v.pixelate)));
+    }
+
+    #[test]
+    fn the_default_recipe_draws_fills_shapes_and_edges_as_they_are() {
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        let plain = (0..400).all(|_| {
             let v = piece_variation(&mut rng, &DataRecipe::default());
-            v.stripe_period == 0 && v.shade == 0.0
+            v.stripe_period == 0 && v.shade == 0.0 && v.warp == Warp::default() && v.pixelate == 0.0
         });
-        assert!(plain, "the default recipe leaves the fills flat");
+        assert!(plain);
     }
 
     #[test]

@@ -80,6 +80,16 @@ pub struct TrainArgs {
     /// see models/README.md.
     #[arg(long)]
     fill_patterns: bool,
+    /// Bend the piece drawings smoothly on a sixth of the training boards (by 2-6% of their
+    /// size, along two sine waves), so that parts of a piece grow or shrink against the rest as
+    /// between designs; see models/README.md.
+    #[arg(long)]
+    warp: bool,
+    /// Draw the pieces coarse on a sixth of the training boards: 1.5-3.5 times smaller with
+    /// hard edges, enlarged back by repeating pixels, as old programs' and chess fonts' small
+    /// bitmaps look on a large board; see models/README.md.
+    #[arg(long)]
+    pixelate: bool,
     /// Threads rendering training boards. 1 (the default) gives the data stream of the shipped
     /// recipe; on a machine with many cores, 2-3 keep the network from waiting on the renderer
     /// (another stream, as deterministic: a seed and a thread count give the same data).
@@ -141,6 +151,8 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
             role_stretch: args.role_stretch,
             pawn_shapes: args.pawn_shapes,
             fill_patterns: args.fill_patterns,
+            warp: args.warp,
+            pixelate: args.pixelate,
         },
         steps: args.steps,
         boards_per_step: args.boards_per_step,
