@@ -202,9 +202,18 @@ const FIRST_WEIGHTS: &[u8] = &[];
 const SECOND_WEIGHTS: &[u8] = include_bytes!("../../../models/square-net-2.safetensors");
 #[cfg(not(fenlens_has_second_model))]
 const SECOND_WEIGHTS: &[u8] = &[];
-/// The built-in models, averaged: two trainings of one recipe with different seeds (see
+#[cfg(fenlens_has_third_model)]
+const THIRD_WEIGHTS: &[u8] = include_bytes!("../../../models/square-net-3.safetensors");
+#[cfg(not(fenlens_has_third_model))]
+const THIRD_WEIGHTS: &[u8] = &[];
+#[cfg(fenlens_has_fourth_model)]
+const FOURTH_WEIGHTS: &[u8] = include_bytes!("../../../models/square-net-4.safetensors");
+#[cfg(not(fenlens_has_fourth_model))]
+const FOURTH_WEIGHTS: &[u8] = &[];
+/// The built-in models, averaged: two trainings of the shipped recipe with different seeds,
+/// and two of that recipe with striped and shaded fills (`--fill-patterns`; see
 /// models/README.md). Missing files are left out.
-const WEIGHTS: [&[u8]; 2] = [FIRST_WEIGHTS, SECOND_WEIGHTS];
+const WEIGHTS: [&[u8]; 4] = [FIRST_WEIGHTS, SECOND_WEIGHTS, THIRD_WEIGHTS, FOURTH_WEIGHTS];
 
 /// The trained classifier, ready to run on the CPU.
 pub struct Classifier {
@@ -331,38 +340,96 @@ impl Classifier {
 
     /// The members' probabilities averaged, and for each crop whether the first member and
     /// another are at odds: each one's best class is one the other gives less than
-    /// [`CONTESTED_BELOW`].
+    /// [`CONTESTED_BELOW`]. The first [`LEADING_MEMBERS`] read every crop; the others only the
+    /// crops whose leading average has a best class under [`SECOND_OPINION_BELOW`].
     fn forward(&self, crops: &[f32]) -> Result<(Vec<[f32; CLASSES]>, Vec<bool>), VisionError> {
-        let mut sum: Option<Vec<[f32; CLASSES]>> = None;
-        let mut first: Vec<[f32; CLASSES]> = Vec::new();
-        let mut contested = vec![false; crops.len() / (CROP * CROP)];
-        for (i, net) in self.nets.iter().enumerate() {
-            let rows = net
-                .probabilities(crops)
-                .map_err(|e| VisionError::Model(e.to_string()))?;
-            if i == 0 {
-                first = rows.clone();
-            } else {
-                for ((c, row), first) in contested.iter_mut().zip(&rows).zip(&first) {
-                    let (b, f) = (best_class(row), best_class(first));
-                    *c |= b != f && row[f] < CONTESTED_BELOW && first[b] < CONTESTED_BELOW;
-                }
+        let count = crops.len() / (CROP * CROP);
+        let run = |net: &inference::FastSquareNet, crops: &[f32]| {
+            net.probabilities(crops)
+                .map_err(|e| VisionError::Model(e.to_string()))
+        };
+        let mut tally = Tally {
+            sums: vec![[0.0; CLASSES]; count],
+            members: vec![0; count],
+            contested: vec![false; count],
+            first: Vec::new(),
+        };
+        let (leading, others) = self.nets.split_at(self.nets.len().min(LEADING_MEMBERS));
+        for net in leading {
+            let rows = run(net, crops)?;
+            for (cell, row) in rows.iter().enumerate() {
+                tally.add(cell, *row);
             }
-            match sum.as_mut() {
-                None => sum = Some(rows),
-                Some(sum) => {
-                    for (s, r) in sum.iter_mut().zip(rows) {
-                        s.iter_mut().zip(r).for_each(|(s, r)| *s += r);
-                    }
+            if tally.first.is_empty() {
+                tally.first = rows;
+            }
+        }
+        let unsure: Vec<usize> = (0..count)
+            .filter(|&cell| {
+                let best = tally.sums[cell].iter().fold(0.0f32, |a, &b| a.max(b));
+                best < SECOND_OPINION_BELOW * tally.members[cell] as f32
+            })
+            .collect();
+        if !others.is_empty() && !unsure.is_empty() {
+            let mut gathered = Vec::with_capacity(unsure.len() * CROP * CROP);
+            for &cell in &unsure {
+                gathered.extend_from_slice(&crops[cell * CROP * CROP..(cell + 1) * CROP * CROP]);
+            }
+            for net in others {
+                for (&cell, row) in unsure.iter().zip(run(net, &gathered)?) {
+                    tally.add(cell, row);
                 }
             }
         }
-        let mut rows = sum.unwrap_or_default();
-        let scale = 1.0 / self.nets.len().max(1) as f32;
-        rows.iter_mut().flatten().for_each(|p| *p *= scale);
-        Ok((rows, contested))
+        let Tally {
+            mut sums,
+            members,
+            contested,
+            ..
+        } = tally;
+        for (sum, &n) in sums.iter_mut().zip(&members) {
+            let scale = 1.0 / n.max(1) as f32;
+            sum.iter_mut().for_each(|p| *p *= scale);
+        }
+        Ok((sums, contested))
     }
 }
+
+/// The members' readings of a batch of crops, summed as they come.
+struct Tally {
+    /// Per crop, the sum of the members' probabilities.
+    sums: Vec<[f32; CLASSES]>,
+    /// Per crop, how many members read it.
+    members: Vec<u32>,
+    /// Per crop, whether another member is at odds with the first.
+    contested: Vec<bool>,
+    /// The first member's readings of every crop (empty until it has read them).
+    first: Vec<[f32; CLASSES]>,
+}
+
+impl Tally {
+    /// Adds one member's reading of crop `cell`.
+    fn add(&mut self, cell: usize, row: [f32; CLASSES]) {
+        if let Some(first) = self.first.get(cell) {
+            let (b, f) = (best_class(&row), best_class(first));
+            self.contested[cell] |=
+                b != f && row[f] < CONTESTED_BELOW && first[b] < CONTESTED_BELOW;
+        }
+        self.sums[cell]
+            .iter_mut()
+            .zip(row)
+            .for_each(|(s, r)| *s += r);
+        self.members[cell] += 1;
+    }
+}
+
+/// How many of an ensemble's members read every square; the others read only the squares these
+/// leave unsure ([`SECOND_OPINION_BELOW`]).
+pub const LEADING_MEMBERS: usize = 2;
+
+/// Squares whose leading members' average gives its best class less than this are read by the
+/// other members too.
+pub const SECOND_OPINION_BELOW: f32 = 0.99;
 
 /// What [`Classifier::read_board`] gives for one board (display order).
 pub struct BoardReading {
@@ -574,26 +641,69 @@ mod tests {
         );
     }
 
-    #[cfg(all(fenlens_has_model, fenlens_has_second_model))]
+    #[cfg(all(
+        fenlens_has_model,
+        fenlens_has_second_model,
+        fenlens_has_third_model,
+        fenlens_has_fourth_model
+    ))]
     #[test]
-    fn the_built_in_classifier_averages_both_models() {
+    fn the_built_in_classifier_averages_all_four_models() {
         let built_in = Classifier::embedded().unwrap().with_mirror_averaging(false);
-        assert_eq!(built_in.nets.len(), 2);
-        let first = Classifier::from_bytes(FIRST_WEIGHTS)
-            .unwrap()
-            .with_mirror_averaging(false);
-        let second = Classifier::from_bytes(SECOND_WEIGHTS)
-            .unwrap()
-            .with_mirror_averaging(false);
-        let crops: Vec<f32> = (0..3 * CROP * CROP)
-            .map(|i| ((i * 53) % 97) as f32 / 97.0 - 0.5)
-            .collect();
-        let (a, b) = (
-            first.probabilities(&crops).unwrap(),
-            second.probabilities(&crops).unwrap(),
+        assert_eq!(built_in.nets.len(), 4);
+        let pair = |a: &[u8], b: &[u8]| {
+            let members = vec![
+                Classifier::from_bytes(a).unwrap(),
+                Classifier::from_bytes(b).unwrap(),
+            ];
+            Classifier::averaging(members)
+                .unwrap()
+                .with_mirror_averaging(false)
+        };
+        // A drawn board's 64 squares (the leading pair reads most of them surely) and three
+        // patterned crops (which it does not).
+        use fenlens_render::{BoardStyle, PieceSet, draw_board};
+        let board = fenlens_fen::read(b"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR")
+            .setup
+            .expect("placement")
+            .board;
+        let drawn = draw_board(&board, &BoardStyle::default(), &PieceSet::builtin(), 40);
+        let rgba = fenlens_render::draw::pixmap_to_rgba(&drawn.pixmap);
+        let image = image::DynamicImage::ImageRgba8(rgba).to_rgb8();
+        let mut crops = cut_squares(&crate::rectify::rectify(&image, drawn.corners()).unwrap());
+        crops.extend((0..3 * CROP * CROP).map(|i| ((i * 53) % 97) as f32 / 97.0 - 0.5));
+        let (leading, others) = (
+            pair(FIRST_WEIGHTS, SECOND_WEIGHTS)
+                .probabilities(&crops)
+                .unwrap(),
+            pair(THIRD_WEIGHTS, FOURTH_WEIGHTS)
+                .probabilities(&crops)
+                .unwrap(),
         );
-        assert_mean_of(&built_in.probabilities(&crops).unwrap(), &a, &b);
-        assert_ne!(a, b, "two trainings should differ");
+        let all = built_in.probabilities(&crops).unwrap();
+        let mut read_by_four = 0;
+        for ((all, leading), others) in all.iter().zip(&leading).zip(&others) {
+            let sure = leading[best_class(leading)] >= SECOND_OPINION_BELOW;
+            // The mean of four is the mean of the two pairs' means.
+            let expected: Vec<f32> = if sure {
+                leading.to_vec()
+            } else {
+                read_by_four += 1;
+                leading
+                    .iter()
+                    .zip(others)
+                    .map(|(a, b)| (a + b) / 2.0)
+                    .collect()
+            };
+            for (got, want) in all.iter().zip(expected) {
+                assert!((got - want).abs() < 1e-6, "{got} against {want}");
+            }
+        }
+        assert!(
+            read_by_four > 0 && read_by_four < 4,
+            "{read_by_four} of 4 read by all"
+        );
+        assert_ne!(leading, others, "four trainings should differ");
     }
 
     #[test]

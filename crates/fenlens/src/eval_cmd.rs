@@ -45,8 +45,9 @@ pub struct EvalArgs {
     /// Use the ground-truth corners instead of the locator (to measure the classifier alone).
     #[arg(long)]
     true_corners: bool,
-    /// Evaluate these weights (a safetensors file from `fenlens train`) instead of the two
-    /// built-in ones; several, separated by commas, are averaged.
+    /// Evaluate these weights (a safetensors file from `fenlens train`) instead of the four
+    /// built-in ones; several, separated by commas, are averaged (beyond the first two, only on
+    /// the squares those leave unsure).
     #[arg(long, value_name = "FILE", value_delimiter = ',')]
     model: Vec<PathBuf>,
     /// Do not average each square with its mirror image (the default does; this measures the

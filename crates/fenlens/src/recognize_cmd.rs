@@ -66,8 +66,9 @@ pub struct RecognizeArgs {
     annotate: Option<PathBuf>,
 
     /// Read with these weights (a safetensors file from `fenlens train`, such as
-    /// models/square-net-heldout.safetensors) instead of the two built-in ones; several,
-    /// separated by commas, are averaged.
+    /// models/square-net-heldout.safetensors) instead of the four built-in ones; several,
+    /// separated by commas, are averaged (beyond the first two, only on the squares those
+    /// leave unsure).
     #[arg(long, value_name = "FILE", value_delimiter = ',')]
     model: Vec<PathBuf>,
 }
