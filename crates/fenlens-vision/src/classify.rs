@@ -194,22 +194,32 @@ fn conv_stride2(x: &Tensor, conv: &Conv2d) -> candle_core::Result<Tensor> {
     y.reshape((n, oh, ow, out))
 }
 
-#[cfg(fenlens_has_model)]
-const FIRST_WEIGHTS: &[u8] = include_bytes!("../../../models/square-net.safetensors");
-#[cfg(not(fenlens_has_model))]
-const FIRST_WEIGHTS: &[u8] = &[];
-#[cfg(fenlens_has_second_model)]
-const SECOND_WEIGHTS: &[u8] = include_bytes!("../../../models/square-net-2.safetensors");
-#[cfg(not(fenlens_has_second_model))]
-const SECOND_WEIGHTS: &[u8] = &[];
-#[cfg(fenlens_has_third_model)]
-const THIRD_WEIGHTS: &[u8] = include_bytes!("../../../models/square-net-3.safetensors");
-#[cfg(not(fenlens_has_third_model))]
-const THIRD_WEIGHTS: &[u8] = &[];
-#[cfg(fenlens_has_fourth_model)]
-const FOURTH_WEIGHTS: &[u8] = include_bytes!("../../../models/square-net-4.safetensors");
-#[cfg(not(fenlens_has_fourth_model))]
-const FOURTH_WEIGHTS: &[u8] = &[];
+/// A built-in model's weights from `models/`, or none where `build.rs` did not find the file
+/// (and so did not set the cfg).
+macro_rules! built_in_weights {
+    ($name:ident, $cfg:ident, $file:literal) => {
+        #[cfg($cfg)]
+        const $name: &[u8] = include_bytes!(concat!("../../../models/", $file));
+        #[cfg(not($cfg))]
+        const $name: &[u8] = &[];
+    };
+}
+built_in_weights!(FIRST_WEIGHTS, fenlens_has_model, "square-net.safetensors");
+built_in_weights!(
+    SECOND_WEIGHTS,
+    fenlens_has_second_model,
+    "square-net-2.safetensors"
+);
+built_in_weights!(
+    THIRD_WEIGHTS,
+    fenlens_has_third_model,
+    "square-net-3.safetensors"
+);
+built_in_weights!(
+    FOURTH_WEIGHTS,
+    fenlens_has_fourth_model,
+    "square-net-4.safetensors"
+);
 /// The built-in models, averaged: two trainings of the shipped recipe with different seeds,
 /// and two of that recipe with striped and shaded fills (`--fill-patterns`; see
 /// models/README.md). Missing files are left out.
@@ -364,13 +374,16 @@ impl Classifier {
                 tally.first = rows;
             }
         }
+        if others.is_empty() {
+            return Ok(tally.into_means());
+        }
         let unsure: Vec<usize> = (0..count)
             .filter(|&cell| {
                 let best = tally.sums[cell].iter().fold(0.0f32, |a, &b| a.max(b));
                 best < SECOND_OPINION_BELOW * tally.members[cell] as f32
             })
             .collect();
-        if !others.is_empty() && !unsure.is_empty() {
+        if !unsure.is_empty() {
             let mut gathered = Vec::with_capacity(unsure.len() * CROP * CROP);
             for &cell in &unsure {
                 gathered.extend_from_slice(&crops[cell * CROP * CROP..(cell + 1) * CROP * CROP]);
@@ -381,17 +394,7 @@ impl Classifier {
                 }
             }
         }
-        let Tally {
-            mut sums,
-            members,
-            contested,
-            ..
-        } = tally;
-        for (sum, &n) in sums.iter_mut().zip(&members) {
-            let scale = 1.0 / n.max(1) as f32;
-            sum.iter_mut().for_each(|p| *p *= scale);
-        }
-        Ok((sums, contested))
+        Ok(tally.into_means())
     }
 }
 
@@ -420,6 +423,15 @@ impl Tally {
             .zip(row)
             .for_each(|(s, r)| *s += r);
         self.members[cell] += 1;
+    }
+
+    /// Each crop's mean over the members that read it, and the contested marks.
+    fn into_means(mut self) -> (Vec<[f32; CLASSES]>, Vec<bool>) {
+        for (sum, &n) in self.sums.iter_mut().zip(&self.members) {
+            let scale = 1.0 / n.max(1) as f32;
+            sum.iter_mut().for_each(|p| *p *= scale);
+        }
+        (self.sums, self.contested)
     }
 }
 
