@@ -3,10 +3,17 @@
 //! Hostile files cannot exhaust memory: the dimensions are checked before any pixel is decoded
 //! (at most 40 megapixels) and the decoder may allocate at most 512 MB. A file cut short is an
 //! error, a JPEG included (its decoder would fill the missing rows with grey).
+//!
+//! The picture is returned as a viewer shows it: turned or mirrored as its EXIF orientation
+//! tag says (phones store photos sideways and tag them, so a photo of a screen would otherwise
+//! be read a quarter turn off, every piece on the wrong square), and see-through pixels laid
+//! over white (a diagram exported with a transparent margin or board, as a page shows it; the
+//! colour a fully transparent pixel happens to store, often black, means nothing).
 
 use std::io::Cursor;
 
-use image::{ImageFormat, ImageReader, Limits, RgbImage};
+use image::metadata::Orientation;
+use image::{DynamicImage, ImageDecoder, ImageFormat, ImageReader, Limits, RgbImage};
 
 use crate::VisionError;
 
@@ -40,18 +47,42 @@ pub fn decode(bytes: &[u8]) -> Result<RgbImage, VisionError> {
     let mut decoder = reader
         .into_decoder()
         .map_err(|e| VisionError::Decode(e.to_string()))?;
-    let (w, h) = image::ImageDecoder::dimensions(&decoder);
+    let (w, h) = decoder.dimensions();
     if w as u64 * h as u64 > MAX_PIXELS {
         return Err(VisionError::TooLarge(format!(
             "{w}x{h} is more than {} megapixels",
             MAX_PIXELS / 1_000_000
         )));
     }
-    image::ImageDecoder::set_limits(&mut decoder, limits)
+    decoder
+        .set_limits(limits)
         .map_err(|e| VisionError::TooLarge(e.to_string()))?;
-    let image = image::DynamicImage::from_decoder(decoder)
-        .map_err(|e| VisionError::Decode(e.to_string()))?;
-    Ok(image.into_rgb8())
+    // A damaged or missing tag leaves the picture as stored.
+    let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
+    let mut image =
+        DynamicImage::from_decoder(decoder).map_err(|e| VisionError::Decode(e.to_string()))?;
+    image.apply_orientation(orientation);
+    Ok(over_white(image))
+}
+
+/// The picture's colours, with see-through pixels laid over white.
+fn over_white(image: DynamicImage) -> RgbImage {
+    if !image.color().has_alpha() {
+        return image.into_rgb8();
+    }
+    let rgba = image.into_rgba8();
+    let (width, height) = rgba.dimensions();
+    let blend =
+        |c: u8, alpha: u32| ((u32::from(c) * alpha + 255 * (255 - alpha) + 127) / 255) as u8;
+    let rgb: Vec<u8> = rgba
+        .as_raw()
+        .chunks_exact(4)
+        .flat_map(|p| match p[3] {
+            255 => [p[0], p[1], p[2]],
+            a => [p[0], p[1], p[2]].map(|c| blend(c, u32::from(a))),
+        })
+        .collect();
+    RgbImage::from_raw(width, height, rgb).unwrap_or_else(|| RgbImage::new(width, height))
 }
 
 /// Whether a JPEG file ends its last scan with the end-of-image marker (FF D9). The JPEG
@@ -115,6 +146,77 @@ mod tests {
         let mut padded = bytes.clone();
         padded.extend_from_slice(&[0; 100]);
         assert!(decode(&padded).is_ok());
+    }
+
+    /// An EXIF block (TIFF data, little-endian) holding one entry: the orientation `tag`.
+    fn exif_orientation(tag: u16) -> Vec<u8> {
+        let mut tiff = b"II*\0".to_vec();
+        tiff.extend_from_slice(&8u32.to_le_bytes()); // the first directory's offset
+        tiff.extend_from_slice(&1u16.to_le_bytes()); // one entry
+        tiff.extend_from_slice(&0x0112u16.to_le_bytes()); // Orientation
+        tiff.extend_from_slice(&3u16.to_le_bytes()); // SHORT
+        tiff.extend_from_slice(&1u32.to_le_bytes()); // one value
+        tiff.extend_from_slice(&u32::from(tag).to_le_bytes()); // the value, padded
+        tiff.extend_from_slice(&0u32.to_le_bytes()); // no further directory
+        tiff
+    }
+
+    /// A 48x32 JPEG, white with a black 16x16 block in its top-left corner, tagged `exif`.
+    fn tagged_jpeg(exif: Option<Vec<u8>>) -> Vec<u8> {
+        let picture = RgbImage::from_fn(48, 32, |x, y| {
+            image::Rgb(if x < 16 && y < 16 { [0; 3] } else { [255; 3] })
+        });
+        let mut bytes = Vec::new();
+        let mut encoder = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut bytes, 95);
+        if let Some(exif) = exif {
+            image::ImageEncoder::set_exif_metadata(&mut encoder, exif).unwrap();
+        }
+        encoder.encode_image(&picture).unwrap();
+        bytes
+    }
+
+    /// Whether the pixel is black (within the JPEG's error).
+    fn dark(picture: &RgbImage, x: u32, y: u32) -> bool {
+        picture.get_pixel(x, y).0.iter().all(|&c| c < 60)
+    }
+
+    #[test]
+    fn a_picture_is_turned_as_its_exif_orientation_says() {
+        let plain = decode(&tagged_jpeg(None)).unwrap();
+        assert_eq!(plain.dimensions(), (48, 32));
+        assert!(dark(&plain, 4, 4) && !dark(&plain, 44, 4));
+        // 6: the viewer turns the stored picture a quarter turn clockwise, so its top-left
+        // corner goes to the top right.
+        let turned = decode(&tagged_jpeg(Some(exif_orientation(6)))).unwrap();
+        assert_eq!(turned.dimensions(), (32, 48));
+        assert!(dark(&turned, 28, 4) && !dark(&turned, 4, 4) && !dark(&turned, 28, 44));
+        // 3: half a turn, the block ends at the bottom right.
+        let half = decode(&tagged_jpeg(Some(exif_orientation(3)))).unwrap();
+        assert_eq!(half.dimensions(), (48, 32));
+        assert!(dark(&half, 44, 28) && !dark(&half, 4, 4));
+        // 2: mirrored left to right.
+        let mirrored = decode(&tagged_jpeg(Some(exif_orientation(2)))).unwrap();
+        assert!(dark(&mirrored, 44, 4) && !dark(&mirrored, 4, 4));
+        // A value no orientation has leaves the picture as stored.
+        let odd = decode(&tagged_jpeg(Some(exif_orientation(42)))).unwrap();
+        assert_eq!(odd.dimensions(), (48, 32));
+        assert!(dark(&odd, 4, 4));
+    }
+
+    #[test]
+    fn see_through_pixels_are_laid_over_white() {
+        // Opaque red, a transparent pixel that stores black, and half-transparent blue.
+        let picture = image::RgbaImage::from_fn(3, 1, |x, _| {
+            image::Rgba([[255, 0, 0, 255], [0, 0, 0, 0], [0, 0, 255, 128]][x as usize])
+        });
+        let mut bytes = Vec::new();
+        picture
+            .write_to(&mut Cursor::new(&mut bytes), ImageFormat::Png)
+            .unwrap();
+        let decoded = decode(&bytes).unwrap();
+        assert_eq!(decoded.get_pixel(0, 0).0, [255, 0, 0]);
+        assert_eq!(decoded.get_pixel(1, 0).0, [255, 255, 255]);
+        assert_eq!(decoded.get_pixel(2, 0).0, [127, 127, 255]);
     }
 
     #[test]

@@ -22,7 +22,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::VisionError;
 use crate::classify::{NetShape, SquareNet, piece_class};
-use crate::rectify::{CROP, cut_squares, mirror_crop, rectify};
+use crate::rectify::{CROP, MARGIN, SQUARE, cut_squares, mirror_crop, rectify};
 
 /// Training settings.
 #[derive(Clone)]
@@ -82,6 +82,10 @@ pub struct DataRecipe {
     /// times smaller with hard edges and enlarged back by repeating pixels, as the small
     /// bitmaps of old programs and chess fonts look on a large board.
     pub pixelate: bool,
+    /// Part of a square hidden on a quarter of the crops ([`erase_patch`]): a rectangle of
+    /// one random grey covering 3-25% of the square, so that no single part of a piece (a
+    /// pawn's head, a bishop's slit, a knight's ear) has to carry its reading alone.
+    pub erase: bool,
 }
 
 impl Default for DataRecipe {
@@ -94,6 +98,7 @@ impl Default for DataRecipe {
             fill_patterns: false,
             warp: false,
             pixelate: false,
+            erase: false,
         }
     }
 }
@@ -229,7 +234,37 @@ pub fn training_board(
             mirror_crop(crop);
         }
     }
+    if recipe.erase {
+        for crop in crops.chunks_exact_mut(CROP * CROP) {
+            if rng.random_bool(ERASED_SHARE) {
+                erase_patch(crop, rng);
+            }
+        }
+    }
     TrainingBoard { crops, labels }
+}
+
+/// The share of crops [`erase_patch`] hides part of, with [`DataRecipe::erase`].
+const ERASED_SHARE: f64 = 0.25;
+
+/// Hides a rectangle of the square in one crop (random erasing): 5-14 pixels by 5-14 of the
+/// 24-pixel square (3-25% of it) anywhere inside the square, filled with one grey drawn between
+/// the crop's darkest and lightest values.
+fn erase_patch(crop: &mut [f32], rng: &mut impl RngExt) {
+    let (width, height) = (rng.random_range(5..=14), rng.random_range(5..=14));
+    let left = MARGIN + rng.random_range(0..=SQUARE - width);
+    let top = MARGIN + rng.random_range(0..=SQUARE - height);
+    let (low, high) = crop
+        .iter()
+        .fold((f32::MAX, f32::MIN), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+    let grey = if high > low {
+        rng.random_range(low..=high)
+    } else {
+        low
+    };
+    for row in crop.chunks_exact_mut(CROP).skip(top).take(height) {
+        row[left..left + width].fill(grey);
+    }
 }
 
 /// A random change of the piece drawings: fill colours, stroke weight, proportions.
@@ -589,6 +624,43 @@ mod tests {
         };
         let coarse = about_a_third(recipe, 8, |v| v.pixelate > 1.0);
         assert!(coarse.iter().all(|v| (1.5..3.5).contains(&v.pixelate)));
+    }
+
+    #[test]
+    fn erase_hides_one_flat_rectangle_inside_the_square_of_a_quarter_of_the_crops() {
+        let library = Library::builtin();
+        let recipe = DataRecipe {
+            erase: true,
+            ..DataRecipe::default()
+        };
+        // The same seed with and without erasing draws the same boards up to the erasing.
+        let (mut plain_rng, mut erased_rng) =
+            (ChaCha8Rng::seed_from_u64(12), ChaCha8Rng::seed_from_u64(12));
+        let plain = training_board(&mut plain_rng, &library, &DataRecipe::default());
+        let erased = training_board(&mut erased_rng, &library, &recipe);
+        assert_eq!(plain.labels, erased.labels);
+        let mut changed = 0;
+        for (before, after) in plain
+            .crops
+            .chunks_exact(CROP * CROP)
+            .zip(erased.crops.chunks_exact(CROP * CROP))
+        {
+            let differ: Vec<usize> = (0..CROP * CROP)
+                .filter(|&i| before[i] != after[i])
+                .collect();
+            if differ.is_empty() {
+                continue;
+            }
+            changed += 1;
+            // Every changed pixel lies inside the square and holds one grey.
+            assert!(differ.iter().all(|&i| {
+                let (row, col) = (i / CROP, i % CROP);
+                (MARGIN..MARGIN + SQUARE).contains(&row) && (MARGIN..MARGIN + SQUARE).contains(&col)
+            }));
+            assert!(differ.iter().all(|&i| after[i] == after[differ[0]]));
+            assert!(differ.len() <= 14 * 14, "{} pixels", differ.len());
+        }
+        assert!((6..=28).contains(&changed), "{changed} of 64 crops erased");
     }
 
     #[test]

@@ -90,6 +90,11 @@ pub struct TrainArgs {
     /// bitmaps look on a large board; see models/README.md.
     #[arg(long)]
     pixelate: bool,
+    /// Hide part of the square on a quarter of the training crops (random erasing: a flat
+    /// grey rectangle over 3-25% of it), so that no single part of a piece has to carry its
+    /// reading alone; see models/README.md.
+    #[arg(long)]
+    erase: bool,
     /// Threads rendering training boards. 1 (the default) gives the data stream of the shipped
     /// recipe; on a machine with many cores, 2-3 keep the network from waiting on the renderer
     /// (another stream, as deterministic: a seed and a thread count give the same data).
@@ -153,6 +158,7 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
             fill_patterns: args.fill_patterns,
             warp: args.warp,
             pixelate: args.pixelate,
+            erase: args.erase,
         },
         steps: args.steps,
         boards_per_step: args.boards_per_step,

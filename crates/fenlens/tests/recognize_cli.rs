@@ -396,3 +396,79 @@ fn a_reader_that_stops_early_is_not_an_error() {
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert!(err.is_empty(), "{err}");
 }
+
+/// A position no turn or mirror of the board leaves as it is.
+const SIDEWAYS_POSITION: &str =
+    "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4";
+
+/// The placement field of `fenlens recognize`'s one line for `path`.
+fn recognized_placement(path: &Path) -> String {
+    let out = fenlens(&["recognize", path.to_str().unwrap()]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = String::from_utf8(out.stdout).unwrap();
+    line.split(' ').next().unwrap_or_default().to_string()
+}
+
+#[test]
+fn a_photo_stored_sideways_is_read_as_a_viewer_shows_it() {
+    let dir = temp_dir("sideways");
+    let board = image::load_from_memory(&common::board_png(SIDEWAYS_POSITION, 48)).unwrap();
+    // Stored a quarter turn anticlockwise, tagged (EXIF orientation 6) to be turned a quarter
+    // turn clockwise for display, as phones store photos taken sideways.
+    let stored = board.rotate270().to_rgb8();
+    let mut tiff = b"II*\0".to_vec();
+    for (value, bytes) in [
+        (8u32, 4),
+        (1, 2),
+        (0x0112, 2),
+        (3, 2),
+        (1, 4),
+        (6, 4),
+        (0, 4),
+    ] {
+        tiff.extend_from_slice(&value.to_le_bytes()[..bytes]);
+    }
+    let mut jpeg = Vec::new();
+    let mut encoder = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 95);
+    image::ImageEncoder::set_exif_metadata(&mut encoder, tiff).unwrap();
+    encoder.encode_image(&stored).unwrap();
+    let path = dir.join("sideways.jpg");
+    std::fs::write(&path, jpeg).unwrap();
+    let placement = recognized_placement(&path);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(placement, SIDEWAYS_POSITION.split(' ').next().unwrap());
+}
+
+#[test]
+fn a_diagram_with_see_through_paper_is_read_over_white() {
+    let dir = temp_dir("see-through");
+    let mut board = image::load_from_memory(&common::board_png(SIDEWAYS_POSITION, 48))
+        .unwrap()
+        .to_rgba8();
+    // Exported with no paper behind it: the white pieces' white fills and the light squares
+    // see-through (the light squares' colour taken from h3, which is empty: the margin is 20
+    // pixels, the squares 48). Transparent pixels often store black, which means nothing.
+    let light = *board.get_pixel(20 + 7 * 48 + 24, 20 + 5 * 48 + 24);
+    let mut cleared = 0;
+    for pixel in board.pixels_mut() {
+        if *pixel == light || pixel.0[..3].iter().all(|&c| c > 235) {
+            *pixel = image::Rgba([0, 0, 0, 0]);
+            cleared += 1;
+        }
+    }
+    assert!(cleared > 24 * 48 * 48, "{cleared} pixels cleared");
+    let path = dir.join("see-through.png");
+    std::fs::write(
+        &path,
+        common::png_bytes(image::DynamicImage::ImageRgba8(board)),
+    )
+    .unwrap();
+    let placement = recognized_placement(&path);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(placement, SIDEWAYS_POSITION.split(' ').next().unwrap());
+}
