@@ -72,16 +72,16 @@ fn over_white(image: DynamicImage) -> RgbImage {
     }
     let rgba = image.into_rgba8();
     let (width, height) = rgba.dimensions();
-    let blend =
-        |c: u8, alpha: u32| ((u32::from(c) * alpha + 255 * (255 - alpha) + 127) / 255) as u8;
-    let rgb: Vec<u8> = rgba
-        .as_raw()
-        .chunks_exact(4)
-        .flat_map(|p| match p[3] {
-            255 => [p[0], p[1], p[2]],
-            a => [p[0], p[1], p[2]].map(|c| blend(c, u32::from(a))),
-        })
-        .collect();
+    let mut rgb = Vec::with_capacity(rgba.as_raw().len() / 4 * 3);
+    for pixel in rgba.as_raw().chunks_exact(4) {
+        let alpha = u32::from(pixel[3]);
+        if alpha == 255 {
+            rgb.extend_from_slice(&pixel[..3]);
+        } else {
+            let blend = |c: u8| ((u32::from(c) * alpha + 255 * (255 - alpha) + 127) / 255) as u8;
+            rgb.extend(pixel[..3].iter().map(|&c| blend(c)));
+        }
+    }
     RgbImage::from_raw(width, height, rgb).unwrap_or_else(|| RgbImage::new(width, height))
 }
 
