@@ -291,20 +291,25 @@ fn broken_files_give_errors_not_panics() {
     assert!(err.contains("cut.jpg: not a readable picture"), "{err}");
 }
 
-#[test]
-fn shipped_example_gives_its_fen() {
-    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/example.png");
-    let out = fenlens(&["recognize", example.to_str().unwrap()]);
+/// The FEN `fenlens recognize` prints for `path`, which it must read without an error.
+fn recognized_fen(path: &Path) -> String {
+    let out = fenlens(&["recognize", path.to_str().unwrap()]);
     assert_eq!(
         out.status.code(),
         Some(0),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let fen = String::from_utf8(out.stdout).unwrap();
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+#[test]
+fn shipped_example_gives_its_fen() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/example.png");
+    let fen = recognized_fen(&example);
     // The example is the Sicilian after 1.e4 c5, drawn by `fenlens render` (examples/README.md).
     assert_eq!(
-        fen.trim(),
+        fen,
         "rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 1"
     );
 }
@@ -401,19 +406,6 @@ fn a_reader_that_stops_early_is_not_an_error() {
 const SIDEWAYS_POSITION: &str =
     "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4";
 
-/// The placement field of `fenlens recognize`'s one line for `path`.
-fn recognized_placement(path: &Path) -> String {
-    let out = fenlens(&["recognize", path.to_str().unwrap()]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let line = String::from_utf8(out.stdout).unwrap();
-    line.split(' ').next().unwrap_or_default().to_string()
-}
-
 #[test]
 fn a_photo_stored_sideways_is_read_as_a_viewer_shows_it() {
     let dir = temp_dir("sideways");
@@ -439,9 +431,9 @@ fn a_photo_stored_sideways_is_read_as_a_viewer_shows_it() {
     encoder.encode_image(&stored).unwrap();
     let path = dir.join("sideways.jpg");
     std::fs::write(&path, jpeg).unwrap();
-    let placement = recognized_placement(&path);
+    let fen = recognized_fen(&path);
     std::fs::remove_dir_all(&dir).ok();
-    assert_eq!(placement, SIDEWAYS_POSITION.split(' ').next().unwrap());
+    assert_eq!(fen.split(' ').next(), SIDEWAYS_POSITION.split(' ').next());
 }
 
 #[test]
@@ -468,7 +460,7 @@ fn a_diagram_with_see_through_paper_is_read_over_white() {
         common::png_bytes(image::DynamicImage::ImageRgba8(board)),
     )
     .unwrap();
-    let placement = recognized_placement(&path);
+    let fen = recognized_fen(&path);
     std::fs::remove_dir_all(&dir).ok();
-    assert_eq!(placement, SIDEWAYS_POSITION.split(' ').next().unwrap());
+    assert_eq!(fen.split(' ').next(), SIDEWAYS_POSITION.split(' ').next());
 }
