@@ -92,6 +92,9 @@ pub struct SquareReading {
     /// The classifier's members were at odds about its class (see
     /// [`crate::classify::BoardReading::contested`]).
     pub contested: bool,
+    /// Partly outside the picture, which cuts the board off there (see
+    /// [`crate::rectify::cut_off_squares`]): what stands on it cannot be seen whole.
+    pub cut_off: bool,
 }
 
 impl SquareReading {
@@ -105,10 +108,14 @@ impl SquareReading {
         self.uncertain_below(UNCERTAIN_BELOW)
     }
 
-    /// Whether this square was changed by a rule, flagged as implausible or contested, or its
-    /// probability is under `threshold`.
+    /// Whether this square was changed by a rule, flagged as implausible or contested, is cut
+    /// off by the picture's edge, or its probability is under `threshold`.
     pub fn uncertain_below(&self, threshold: f32) -> bool {
-        self.changed || self.implausible || self.contested || self.confidence() < threshold
+        self.changed
+            || self.implausible
+            || self.contested
+            || self.cut_off
+            || self.confidence() < threshold
     }
 
     /// Other classes by probability, best first (excluding the chosen one).
@@ -196,6 +203,7 @@ pub fn compose_grouped(
                 changed: false,
                 implausible: false,
                 contested: false,
+                cut_off: false,
             }
         })
         .collect();

@@ -19,7 +19,7 @@ use crate::decode::decode;
 use crate::locate::locate;
 use crate::orient::{combine, join_labels, orient, orient_from_labels, orient_from_ranks};
 use crate::prior;
-use crate::rectify::rectify;
+use crate::rectify::{cut_off_squares, rectify};
 use crate::silhouette::silhouettes;
 use crate::symmetry::{asymmetries, weigh_knights};
 
@@ -344,8 +344,10 @@ impl Recognizer {
             }
         }
         let mut squares = compose_grouped(&probabilities, flipped, &alike_groups);
+        let cut_off = cut_off_squares(corners, image.width(), image.height());
         for r in squares.iter_mut() {
             let cell = display_index(r.square, flipped);
+            r.cut_off = cut_off[cell];
             r.contested = self.flag_contested
                 && contested.get(cell).copied().unwrap_or(false)
                 && r.confidence() < CONTESTED_SURE_FROM;

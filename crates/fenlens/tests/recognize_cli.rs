@@ -464,3 +464,31 @@ fn a_diagram_with_see_through_paper_is_read_over_white() {
     std::fs::remove_dir_all(&dir).ok();
     assert_eq!(fen.split(' ').next(), SIDEWAYS_POSITION.split(' ').next());
 }
+
+#[test]
+fn squares_the_pictures_edge_cuts_off_are_uncertain() {
+    let dir = temp_dir("cut-off");
+    let board = image::load_from_memory(&common::board_png(SIDEWAYS_POSITION, 48)).unwrap();
+    // The margin is 20 pixels and the squares 48: keep a quarter of the bottom row.
+    let kept = 20 + 7 * 48 + 12;
+    let cut = board.crop_imm(0, 0, board.width(), kept);
+    let path = dir.join("cut.png");
+    std::fs::write(&path, common::png_bytes(cut)).unwrap();
+    let out = fenlens(&["recognize", "--json", path.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(out.status.code(), Some(0));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let uncertain: Vec<&str> = json["uncertain"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s.as_str())
+        .collect();
+    // The first rank is cut off (its pieces hidden), the second is whole and read surely.
+    for file in 'a'..='h' {
+        assert!(uncertain.contains(&format!("{file}1").as_str()), "{uncertain:?}");
+        assert!(!uncertain.contains(&format!("{file}2").as_str()), "{uncertain:?}");
+    }
+    let placement = json["placement"].as_str().unwrap();
+    assert!(placement.starts_with("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/"));
+}
