@@ -486,8 +486,14 @@ fn squares_the_pictures_edge_cuts_off_are_uncertain() {
         .collect();
     // The first rank is cut off (its pieces hidden), the second is whole and read surely.
     for file in 'a'..='h' {
-        assert!(uncertain.contains(&format!("{file}1").as_str()), "{uncertain:?}");
-        assert!(!uncertain.contains(&format!("{file}2").as_str()), "{uncertain:?}");
+        assert!(
+            uncertain.contains(&format!("{file}1").as_str()),
+            "{uncertain:?}"
+        );
+        assert!(
+            !uncertain.contains(&format!("{file}2").as_str()),
+            "{uncertain:?}"
+        );
     }
     let placement = json["placement"].as_str().unwrap();
     assert!(placement.starts_with("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/"));
