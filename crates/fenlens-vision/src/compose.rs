@@ -92,9 +92,10 @@ pub struct SquareReading {
     /// The classifier's members were at odds about its class (see
     /// [`crate::classify::BoardReading::contested`]).
     pub contested: bool,
-    /// Partly outside the picture, which cuts the board off there (see
-    /// [`crate::rectify::cut_off_squares`]): what stands on it cannot be seen whole.
-    pub cut_off: bool,
+    /// What stands on it cannot be seen whole: the picture's edge cuts it off (see
+    /// [`crate::rectify::cut_off_squares`]) or something that is not the board covers it (see
+    /// [`crate::cover::covered_squares`]).
+    pub hidden: bool,
 }
 
 impl SquareReading {
@@ -108,13 +109,13 @@ impl SquareReading {
         self.uncertain_below(UNCERTAIN_BELOW)
     }
 
-    /// Whether this square was changed by a rule, flagged as implausible or contested, is cut
-    /// off by the picture's edge, or its probability is under `threshold`.
+    /// Whether this square was changed by a rule, flagged as implausible or contested, is
+    /// hidden, or its probability is under `threshold`.
     pub fn uncertain_below(&self, threshold: f32) -> bool {
         self.changed
             || self.implausible
             || self.contested
-            || self.cut_off
+            || self.hidden
             || self.confidence() < threshold
     }
 
@@ -203,7 +204,7 @@ pub fn compose_grouped(
                 changed: false,
                 implausible: false,
                 contested: false,
-                cut_off: false,
+                hidden: false,
             }
         })
         .collect();

@@ -8,7 +8,8 @@
 //! alike share one reading) → [`orient`] (which side
 //! is at the bottom) → [`prior`] (close calls weighed by what each square holds in games) →
 //! [`compose`] (the most probable placement that obeys simple facts, then
-//! the FEN). [`silhouette`] finds the piece's pixels in a square for the two checks.
+//! the FEN). [`silhouette`] finds the piece's pixels in a square for the two checks;
+//! [`cover`] finds squares hidden under a dialog or banner, which are reported uncertain.
 //! [`pipeline`] runs them all; [`train`] teaches the
 //! classifier from rendered boards.
 
@@ -16,6 +17,7 @@ pub mod alike;
 pub mod classify;
 pub mod colour;
 pub mod compose;
+pub mod cover;
 pub mod decode;
 pub mod locate;
 pub mod orient;

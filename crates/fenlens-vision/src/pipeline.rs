@@ -15,6 +15,7 @@ use crate::compose::{
     SquareReading, UNCERTAIN_BELOW, as_displayed, compose_grouped, display_index, flag_implausible,
     flag_impossible_checks, placement, weigh_by_facts,
 };
+use crate::cover::covered_squares;
 use crate::decode::decode;
 use crate::locate::locate;
 use crate::orient::{combine, join_labels, orient, orient_from_labels, orient_from_ranks};
@@ -345,9 +346,10 @@ impl Recognizer {
         }
         let mut squares = compose_grouped(&probabilities, flipped, &alike_groups);
         let cut_off = cut_off_squares(corners, image.width(), image.height());
+        let covered = covered_squares(&rectified);
         for r in squares.iter_mut() {
             let cell = display_index(r.square, flipped);
-            r.cut_off = cut_off[cell];
+            r.hidden = cut_off[cell] || covered[cell];
             r.contested = self.flag_contested
                 && contested.get(cell).copied().unwrap_or(false)
                 && r.confidence() < CONTESTED_SURE_FROM;

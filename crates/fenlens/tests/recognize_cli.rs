@@ -498,3 +498,39 @@ fn squares_the_pictures_edge_cuts_off_are_uncertain() {
     let placement = json["placement"].as_str().unwrap();
     assert!(placement.starts_with("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/"));
 }
+
+#[test]
+fn squares_under_a_dialog_are_uncertain() {
+    let dir = temp_dir("dialog");
+    let mut board = image::load_from_memory(&common::board_png(SIDEWAYS_POSITION, 48))
+        .unwrap()
+        .to_rgb8();
+    // A dark "game over" panel over c5-f5 and c4-f4 (margin 20 pixels, squares 48), hiding
+    // White's bishop and e-pawn and Black's e-pawn.
+    for y in 20 + 3 * 48..20 + 5 * 48 {
+        for x in 20 + 2 * 48..20 + 6 * 48 {
+            board.put_pixel(x, y, image::Rgb([38, 36, 33]));
+        }
+    }
+    let path = dir.join("dialog.png");
+    std::fs::write(
+        &path,
+        common::png_bytes(image::DynamicImage::ImageRgb8(board)),
+    )
+    .unwrap();
+    let out = fenlens(&["recognize", "--json", path.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(out.status.code(), Some(0));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let uncertain: Vec<&str> = json["uncertain"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s.as_str())
+        .collect();
+    for square in ["c5", "d5", "e5", "f5", "c4", "d4", "e4", "f4"] {
+        assert!(uncertain.contains(&square), "{square} not in {uncertain:?}");
+    }
+    // The rest of the board is read surely.
+    assert!(uncertain.len() <= 10, "{uncertain:?}");
+}

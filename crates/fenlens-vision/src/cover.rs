@@ -1,0 +1,237 @@
+//! Cover: squares hidden under something that is not the board.
+//!
+//! A screenshot taken when a game ends often has a dialog over the middle of the board ("White
+//! wins", a rematch button); a banner or a pop-up may cover a corner. Under such a panel every
+//! square shows the panel's flat colour, so the classifier reads the pieces there as empty,
+//! surely, and nothing would tell the user to look.
+//!
+//! On the board, any two squares side by side differ: one light, one dark. A last-move
+//! highlight or a selection tints a square but keeps most of that difference, since it is laid
+//! over the square half-transparent; a check glow or an arrow covers one square or a thin band.
+//! A panel instead gives neighbouring squares of both colours one grey. So two neighbouring
+//! squares are [`covered_squares`] when their backgrounds (the median grey of a ring just inside
+//! a square's edges, where pieces rarely reach) are nearly the same ([`SAME_GREY`] of the
+//! light-dark difference) and at least one of them is far from its own colour's background on
+//! this board ([`UNLIKE_BOARD`]; a white panel over a board whose light squares are nearly
+//! white leaves those alike), and both rings are flat ([`FLAT`]): a large piece reaching into
+//! the ring, as dark as its neighbour, is not a panel. Joined squares form patches, and a
+//! patch is a cover when at least [`MIN_UNLIKE`] of its squares are unlike the board (an opaque
+//! highlight makes one or two).
+//!
+//! Assumes the rectified board of [`crate::rectify`]: squares of [`SQUARE`] pixels after a
+//! margin of [`MARGIN`], grey levels 0-1, display order (top-left square first).
+
+use crate::rectify::{BOARD, MARGIN, Rectified, SQUARE};
+
+/// How far a square's background must lie from its colour's (the median over the board's
+/// squares of that colour), as a share of the difference between the light and the dark
+/// squares, to be unlike the board. A half-transparent highlight moves it less.
+pub const UNLIKE_BOARD: f32 = 0.5;
+
+/// How close two neighbours' backgrounds must be, as a share of the light-dark difference, to
+/// be one panel.
+pub const SAME_GREY: f32 = 0.15;
+
+/// How far apart the lightest and darkest tenths of a square's ring may lie, as a share of the
+/// light-dark difference, for the square to be flat like a panel.
+pub const FLAT: f32 = 0.25;
+
+/// How many squares unlike the board a patch of joined squares must hold to be a cover: one
+/// square under an opaque highlight joins its neighbours of the other colour, and a pawn's
+/// one-square move highlights two.
+pub const MIN_UNLIKE: usize = 3;
+
+/// Boards whose light and dark squares differ by less than this grey are not checked (the
+/// shares above would be within noise).
+const MIN_CONTRAST: f32 = 0.08;
+
+/// The ring's inner and outer distance from the square's edge, in pixels: inside the grid line
+/// and the locator's error, outside most pieces.
+const RING: (usize, usize) = (2, 5);
+
+/// The median grey of the ring just inside one square's edges, and how far apart its lightest
+/// and darkest tenths lie (a flat panel's ring is one grey; a piece reaching into it or a
+/// textured square spreads it).
+fn ring_background(board: &Rectified, cell: usize) -> (f32, f32) {
+    let (x0, y0) = (MARGIN + (cell % 8) * SQUARE, MARGIN + (cell / 8) * SQUARE);
+    let mut greys = Vec::with_capacity(SQUARE * SQUARE);
+    for y in RING.0..SQUARE - RING.0 {
+        for x in RING.0..SQUARE - RING.0 {
+            let depth = x.min(y).min(SQUARE - 1 - x).min(SQUARE - 1 - y);
+            if depth < RING.1 {
+                greys.push(board.gray[(y0 + y) * BOARD + x0 + x]);
+            }
+        }
+    }
+    let middle = median(&mut greys);
+    let spread = greys[greys.len() * 9 / 10] - greys[greys.len() / 10];
+    (middle, spread)
+}
+
+/// The middle value (the upper of the two middles of an even count); 0 for none.
+fn median(values: &mut [f32]) -> f32 {
+    values.sort_by(f32::total_cmp);
+    values.get(values.len() / 2).copied().unwrap_or(0.0)
+}
+
+/// Which squares, in display order, lie under something flat that is not the board.
+pub fn covered_squares(board: &Rectified) -> [bool; 64] {
+    let rings: [(f32, f32); 64] = std::array::from_fn(|cell| ring_background(board, cell));
+    let backgrounds = rings.map(|(middle, _)| middle);
+    let is_light = |cell: usize| (cell % 8 + cell / 8) % 2 == 0;
+    let of_colour = |light: bool| -> f32 {
+        let mut greys: Vec<f32> = (0..64)
+            .filter(|&c| is_light(c) == light)
+            .map(|c| backgrounds[c])
+            .collect();
+        median(&mut greys)
+    };
+    let (light, dark) = (of_colour(true), of_colour(false));
+    let contrast = (light - dark).abs();
+    if contrast < MIN_CONTRAST {
+        return [false; 64];
+    }
+    let unlike: [bool; 64] = std::array::from_fn(|cell| {
+        let own = if is_light(cell) { light } else { dark };
+        (backgrounds[cell] - own).abs() > UNLIKE_BOARD * contrast
+    });
+    let flat = |c: usize| rings[c].1 < FLAT * contrast;
+    let neighbours = |cell: usize| {
+        let (col, row) = (cell % 8, cell / 8);
+        [
+            (col > 0).then(|| cell - 1),
+            (col < 7).then(|| cell + 1),
+            (row > 0).then(|| cell - 8),
+            (row < 7).then(|| cell + 8),
+        ]
+        .into_iter()
+        .flatten()
+    };
+    let joined = |a: usize, b: usize| {
+        flat(a)
+            && flat(b)
+            && (unlike[a] || unlike[b])
+            && (backgrounds[a] - backgrounds[b]).abs() < SAME_GREY * contrast
+    };
+    // Squares joined into one patch; a patch with enough squares unlike the board is a cover.
+    let mut covered = [false; 64];
+    let mut seen = [false; 64];
+    for start in 0..64 {
+        if seen[start] || !neighbours(start).any(|other| joined(start, other)) {
+            continue;
+        }
+        seen[start] = true;
+        let mut patch = vec![start];
+        let mut next = 0;
+        while let Some(&cell) = patch.get(next) {
+            next += 1;
+            for other in neighbours(cell) {
+                if !seen[other] && joined(cell, other) {
+                    seen[other] = true;
+                    patch.push(other);
+                }
+            }
+        }
+        if patch.iter().filter(|&&cell| unlike[cell]).count() >= MIN_UNLIKE {
+            for cell in patch {
+                covered[cell] = true;
+            }
+        }
+    }
+    covered
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A plain board: light squares 0.8, dark 0.4.
+    fn board() -> Rectified {
+        let mut gray = vec![0.6; BOARD * BOARD];
+        for cell in 0..64 {
+            let (x0, y0) = (MARGIN + (cell % 8) * SQUARE, MARGIN + (cell / 8) * SQUARE);
+            let grey = if (cell % 8 + cell / 8) % 2 == 0 {
+                0.8
+            } else {
+                0.4
+            };
+            for y in 0..SQUARE {
+                for x in 0..SQUARE {
+                    gray[(y0 + y) * BOARD + x0 + x] = grey;
+                }
+            }
+        }
+        Rectified { gray }
+    }
+
+    /// Paints the squares `cells` with `grey` blended over them at `alpha`.
+    fn paint(board: &mut Rectified, cells: &[usize], grey: f32, alpha: f32) {
+        for &cell in cells {
+            let (x0, y0) = (MARGIN + (cell % 8) * SQUARE, MARGIN + (cell / 8) * SQUARE);
+            for y in 0..SQUARE {
+                for x in 0..SQUARE {
+                    let g = &mut board.gray[(y0 + y) * BOARD + x0 + x];
+                    *g = *g * (1.0 - alpha) + grey * alpha;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_panel_over_the_middle_covers_its_squares_and_no_others() {
+        let mut covered = board();
+        // A white dialog over d5-f5 and d4-f4 (display rows 3 and 4, columns 3-5).
+        let panel = [27, 28, 29, 35, 36, 37];
+        paint(&mut covered, &panel, 1.0, 1.0);
+        let found = covered_squares(&covered);
+        assert!(
+            (0..64).all(|cell| found[cell] == panel.contains(&cell)),
+            "{found:?}"
+        );
+        // A dark one too.
+        let mut dark = board();
+        paint(&mut dark, &panel, 0.1, 1.0);
+        let found = covered_squares(&dark);
+        assert!((0..64).all(|cell| found[cell] == panel.contains(&cell)));
+    }
+
+    #[test]
+    fn highlights_pieces_and_a_plain_board_are_not_covers() {
+        assert!(covered_squares(&board()).iter().all(|&c| !c));
+        // A last move between two neighbours, tinted yellow-grey at 40%, and a selected square.
+        let mut highlighted = board();
+        paint(&mut highlighted, &[52, 44, 20], 0.7, 0.4);
+        assert!(covered_squares(&highlighted).iter().all(|&c| !c));
+        // A piece: a dark blob in the middle of a light square does not reach the ring.
+        let mut piece = board();
+        let (x0, y0) = (MARGIN, MARGIN);
+        for y in 6..20 {
+            for x in 7..17 {
+                piece.gray[(y0 + y) * BOARD + x0 + x] = 0.1;
+            }
+        }
+        assert!(covered_squares(&piece).iter().all(|&c| !c));
+        // One square under something (a check glow): no neighbour shares it.
+        let mut glow = board();
+        paint(&mut glow, &[60], 0.2, 0.9);
+        assert!(covered_squares(&glow).iter().all(|&c| !c));
+        // Opaque highlights as dark as the dark squares: a light square, then a pawn's
+        // one-square move (two neighbours).
+        for cells in [&[45usize][..], &[52, 44]] {
+            let mut opaque = board();
+            paint(&mut opaque, cells, 0.4, 1.0);
+            assert!(covered_squares(&opaque).iter().all(|&c| !c), "{cells:?}");
+        }
+        // Large dark pieces reaching into the rings of a row of light and dark squares.
+        let mut large = board();
+        for cell in 56..64 {
+            let (x0, y0) = (MARGIN + (cell % 8) * SQUARE, MARGIN + 7 * SQUARE);
+            for y in 3..22 {
+                for x in 3..21 {
+                    large.gray[(y0 + y) * BOARD + x0 + x] = 0.15;
+                }
+            }
+        }
+        assert!(covered_squares(&large).iter().all(|&c| !c));
+    }
+}
