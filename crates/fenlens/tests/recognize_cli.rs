@@ -465,43 +465,47 @@ fn a_diagram_with_see_through_paper_is_read_over_white() {
     assert_eq!(fen.split(' ').next(), SIDEWAYS_POSITION.split(' ').next());
 }
 
+/// `picture` written as a PNG and read by `fenlens recognize --json`, which must succeed: its
+/// placement and its uncertain squares.
+fn placement_and_uncertain(name: &str, picture: image::DynamicImage) -> (String, Vec<String>) {
+    let dir = temp_dir(name);
+    let path = dir.join(format!("{name}.png"));
+    std::fs::write(&path, common::png_bytes(picture)).unwrap();
+    let out = fenlens(&["recognize", "--json", path.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let uncertain = json["uncertain"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s.as_str().map(String::from))
+        .collect();
+    (json["placement"].as_str().unwrap().to_string(), uncertain)
+}
+
 #[test]
 fn squares_the_pictures_edge_cuts_off_are_uncertain() {
-    let dir = temp_dir("cut-off");
     let board = image::load_from_memory(&common::board_png(SIDEWAYS_POSITION, 48)).unwrap();
     // The margin is 20 pixels and the squares 48: keep a quarter of the bottom row.
     let kept = 20 + 7 * 48 + 12;
     let cut = board.crop_imm(0, 0, board.width(), kept);
-    let path = dir.join("cut.png");
-    std::fs::write(&path, common::png_bytes(cut)).unwrap();
-    let out = fenlens(&["recognize", "--json", path.to_str().unwrap()]);
-    std::fs::remove_dir_all(&dir).ok();
-    assert_eq!(out.status.code(), Some(0));
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let uncertain: Vec<&str> = json["uncertain"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|s| s.as_str())
-        .collect();
+    let (placement, uncertain) = placement_and_uncertain("cut-off", cut);
     // The first rank is cut off (its pieces hidden), the second is whole and read surely.
     for file in 'a'..='h' {
-        assert!(
-            uncertain.contains(&format!("{file}1").as_str()),
-            "{uncertain:?}"
-        );
-        assert!(
-            !uncertain.contains(&format!("{file}2").as_str()),
-            "{uncertain:?}"
-        );
+        assert!(uncertain.contains(&format!("{file}1")), "{uncertain:?}");
+        assert!(!uncertain.contains(&format!("{file}2")), "{uncertain:?}");
     }
-    let placement = json["placement"].as_str().unwrap();
     assert!(placement.starts_with("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/"));
 }
 
 #[test]
 fn squares_under_a_dialog_are_uncertain() {
-    let dir = temp_dir("dialog");
     let mut board = image::load_from_memory(&common::board_png(SIDEWAYS_POSITION, 48))
         .unwrap()
         .to_rgb8();
@@ -512,24 +516,12 @@ fn squares_under_a_dialog_are_uncertain() {
             board.put_pixel(x, y, image::Rgb([38, 36, 33]));
         }
     }
-    let path = dir.join("dialog.png");
-    std::fs::write(
-        &path,
-        common::png_bytes(image::DynamicImage::ImageRgb8(board)),
-    )
-    .unwrap();
-    let out = fenlens(&["recognize", "--json", path.to_str().unwrap()]);
-    std::fs::remove_dir_all(&dir).ok();
-    assert_eq!(out.status.code(), Some(0));
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let uncertain: Vec<&str> = json["uncertain"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|s| s.as_str())
-        .collect();
+    let (_, uncertain) = placement_and_uncertain("dialog", image::DynamicImage::ImageRgb8(board));
     for square in ["c5", "d5", "e5", "f5", "c4", "d4", "e4", "f4"] {
-        assert!(uncertain.contains(&square), "{square} not in {uncertain:?}");
+        assert!(
+            uncertain.iter().any(|u| u == square),
+            "{square} not in {uncertain:?}"
+        );
     }
     // The rest of the board is read surely.
     assert!(uncertain.len() <= 10, "{uncertain:?}");

@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""Altered copies of a dataset written by `fenlens render --dataset`, for measuring how the
+reader copes with pictures as people store and crop them. Needs Pillow.
+
+    python3 scripts/measuring-copies.py KIND SRC DEST
+
+KIND is one of
+    turned       each picture stored turned or mirrored as JPEG, tagged with the EXIF
+                 orientation (2-8 in turn) that tells a viewer how to show it as drawn (phones
+                 store photos so); the first 140 pictures
+    see-through  the clean pictures as PNG with every near-white pixel (all channels above
+                 235) transparent, stored as black (a diagram exported with no paper)
+    cut          each picture cropped through the board: a strip off one side (the four in
+                 turn), 0.2 to 1.4 squares deep (in turn, steps of 0.2), category `cutD`
+    dialog       a "game over" panel over about 4x2 squares in the middle of the board (white,
+                 near-black or grey in turn, with a line of text)
+
+The manifest is copied with the new file names (the truth stays the drawn placement; corners
+move with a crop), so `fenlens eval DEST --verbose` shows what was misread and flagged:
+
+    fenlens render --dataset /tmp/held2c --count 200 --seed 2026 --mix clean \\
+        --pieces-root ../shared/pieces/lichess --only-sets merida,chessnut,fantasy,governor,staunty \\
+        --boards-dir ../shared/boards/lichess
+    python3 scripts/measuring-copies.py dialog /tmp/held2c /tmp/dialog
+    fenlens eval /tmp/dialog
+"""
+import json
+import os
+import sys
+
+from PIL import Image, ImageDraw
+
+# The stored pixels for each EXIF orientation: the inverse of the turn a viewer applies.
+STORED = {
+    2: Image.FLIP_LEFT_RIGHT,
+    3: Image.ROTATE_180,
+    4: Image.FLIP_TOP_BOTTOM,
+    5: Image.TRANSPOSE,
+    6: Image.ROTATE_90,
+    7: Image.TRANSVERSE,
+    8: Image.ROTATE_270,
+}
+TURNED_COUNT = 140
+
+
+def board_box(row):
+    """The board's left, top and square size in the picture."""
+    corners = row["boards"][0]["corners"]
+    xs, ys = [c[0] for c in corners], [c[1] for c in corners]
+    return min(xs), min(ys), max(xs), max(ys), (max(xs) - min(xs)) / 8
+
+
+def turned(i, row, picture, dest):
+    if i >= TURNED_COUNT:
+        return None
+    tag = 2 + i % 7
+    exif = Image.Exif()
+    exif[0x0112] = tag
+    name = "images/%06d.jpg" % i
+    picture.convert("RGB").transpose(STORED[tag]).save(
+        os.path.join(dest, name), quality=92, exif=exif
+    )
+    row["category"] = "exif%d" % tag
+    return name
+
+
+def see_through(i, row, picture, dest):
+    if row["category"] != "clean":
+        return None
+    rgba = picture.convert("RGBA")
+    pixels = rgba.load()
+    for y in range(rgba.height):
+        for x in range(rgba.width):
+            if min(pixels[x, y][:3]) > 235:
+                pixels[x, y] = (0, 0, 0, 0)
+    name = "images/%06d.png" % i
+    rgba.save(os.path.join(dest, name))
+    return name
+
+
+def cut(i, row, picture, dest):
+    left, top, right, bottom, square = board_box(row)
+    depth = square * (0.2 + 0.2 * (i // 4 % 7))
+    box = [0, 0, picture.width, picture.height]
+    side = i % 4
+    if side == 0:
+        box[0] = round(left + depth)
+    elif side == 1:
+        box[1] = round(top + depth)
+    elif side == 2:
+        box[2] = round(right - depth)
+    else:
+        box[3] = round(bottom - depth)
+    cropped = picture.convert("RGB").crop(tuple(box))
+    name = "images/%06d.png" % i
+    cropped.save(os.path.join(dest, name))
+    moved = [[x - box[0], y - box[1]] for x, y in row["boards"][0]["corners"]]
+    row["category"] = "cut%.1f" % (depth / square)
+    row["width"], row["height"] = cropped.width, cropped.height
+    row["corners"] = moved
+    row["boards"][0]["corners"] = moved
+    return name
+
+
+def dialog(i, row, picture, dest):
+    left, top, _, _, square = board_box(row)
+    picture = picture.convert("RGB")
+    draw = ImageDraw.Draw(picture)
+    fill = [(255, 255, 255), (38, 36, 33), (60, 60, 60)][i % 3]
+    draw.rounded_rectangle(
+        [left + 2.1 * square, top + 2.6 * square, left + 5.9 * square, top + 4.9 * square],
+        radius=square * 0.2,
+        fill=fill,
+    )
+    draw.text((left + 2.5 * square, top + 3 * square), "White wins", fill=(128, 128, 128))
+    name = "images/%06d.png" % i
+    picture.save(os.path.join(dest, name))
+    return name
+
+
+KINDS = {"turned": turned, "see-through": see_through, "cut": cut, "dialog": dialog}
+
+
+def main():
+    if len(sys.argv) != 4 or sys.argv[1] not in KINDS:
+        sys.exit(__doc__)
+    kind, src, dest = sys.argv[1:4]
+    os.makedirs(os.path.join(dest, "images"), exist_ok=True)
+    with open(os.path.join(dest, "manifest.jsonl"), "w") as manifest:
+        for i, line in enumerate(open(os.path.join(src, "manifest.jsonl"))):
+            row = json.loads(line)
+            if len(row["boards"]) != 1:
+                continue
+            picture = Image.open(os.path.join(src, row["file"]))
+            name = KINDS[kind](i, row, picture, dest)
+            if name is not None:
+                row["file"] = name
+                manifest.write(json.dumps(row) + "\n")
+
+
+if __name__ == "__main__":
+    main()
