@@ -19,9 +19,10 @@
 //! highlight makes one or two).
 //!
 //! Assumes the rectified board of [`crate::rectify`]: squares of [`SQUARE`] pixels after a
-//! margin of [`MARGIN`], grey levels 0-1, display order (top-left square first).
+//! margin of [`crate::rectify::MARGIN`], grey levels 0-1, display order (top-left square first).
 
-use crate::rectify::{BOARD, MARGIN, Rectified, SQUARE};
+use crate::rectify::{BOARD, Rectified, SQUARE};
+use crate::silhouette::cell_origin;
 
 /// How far a square's background must lie from its colour's (the median over the board's
 /// squares of that colour), as a share of the difference between the light and the dark
@@ -53,7 +54,7 @@ const RING: (usize, usize) = (2, 5);
 /// and darkest tenths lie (a flat panel's ring is one grey; a piece reaching into it or a
 /// textured square spreads it).
 fn ring_background(board: &Rectified, cell: usize) -> (f32, f32) {
-    let (x0, y0) = (MARGIN + (cell % 8) * SQUARE, MARGIN + (cell / 8) * SQUARE);
+    let (x0, y0) = cell_origin(cell);
     let mut greys = Vec::with_capacity(SQUARE * SQUARE);
     for y in RING.0..SQUARE - RING.0 {
         for x in RING.0..SQUARE - RING.0 {
@@ -149,7 +150,7 @@ mod tests {
     fn board() -> Rectified {
         let mut gray = vec![0.6; BOARD * BOARD];
         for cell in 0..64 {
-            let (x0, y0) = (MARGIN + (cell % 8) * SQUARE, MARGIN + (cell / 8) * SQUARE);
+            let (x0, y0) = cell_origin(cell);
             let grey = if (cell % 8 + cell / 8) % 2 == 0 {
                 0.8
             } else {
@@ -167,7 +168,7 @@ mod tests {
     /// Paints the squares `cells` with `grey` blended over them at `alpha`.
     fn paint(board: &mut Rectified, cells: &[usize], grey: f32, alpha: f32) {
         for &cell in cells {
-            let (x0, y0) = (MARGIN + (cell % 8) * SQUARE, MARGIN + (cell / 8) * SQUARE);
+            let (x0, y0) = cell_origin(cell);
             for y in 0..SQUARE {
                 for x in 0..SQUARE {
                     let g = &mut board.gray[(y0 + y) * BOARD + x0 + x];
@@ -204,7 +205,7 @@ mod tests {
         assert!(covered_squares(&highlighted).iter().all(|&c| !c));
         // A piece: a dark blob in the middle of a light square does not reach the ring.
         let mut piece = board();
-        let (x0, y0) = (MARGIN, MARGIN);
+        let (x0, y0) = cell_origin(0);
         for y in 6..20 {
             for x in 7..17 {
                 piece.gray[(y0 + y) * BOARD + x0 + x] = 0.1;
@@ -225,7 +226,7 @@ mod tests {
         // Large dark pieces reaching into the rings of a row of light and dark squares.
         let mut large = board();
         for cell in 56..64 {
-            let (x0, y0) = (MARGIN + (cell % 8) * SQUARE, MARGIN + 7 * SQUARE);
+            let (x0, y0) = cell_origin(cell);
             for y in 3..22 {
                 for x in 3..21 {
                     large.gray[(y0 + y) * BOARD + x0 + x] = 0.15;

@@ -70,19 +70,16 @@ fn over_white(image: DynamicImage) -> RgbImage {
     if !image.color().has_alpha() {
         return image.into_rgb8();
     }
-    let rgba = image.into_rgba8();
-    let (width, height) = rgba.dimensions();
-    let mut rgb = Vec::with_capacity(rgba.as_raw().len() / 4 * 3);
-    for pixel in rgba.as_raw().chunks_exact(4) {
-        let alpha = u32::from(pixel[3]);
-        if alpha == 255 {
-            rgb.extend_from_slice(&pixel[..3]);
-        } else {
-            let blend = |c: u8| ((u32::from(c) * alpha + 255 * (255 - alpha) + 127) / 255) as u8;
-            rgb.extend(pixel[..3].iter().map(|&c| blend(c)));
+    let mut rgba = image.into_rgba8();
+    for pixel in rgba.pixels_mut() {
+        let alpha = u32::from(pixel.0[3]);
+        if alpha < 255 {
+            for c in &mut pixel.0[..3] {
+                *c = ((u32::from(*c) * alpha + 255 * (255 - alpha) + 127) / 255) as u8;
+            }
         }
     }
-    RgbImage::from_raw(width, height, rgb).unwrap_or_else(|| RgbImage::new(width, height))
+    DynamicImage::ImageRgba8(rgba).into_rgb8()
 }
 
 /// Whether a JPEG file ends its last scan with the end-of-image marker (FF D9). The JPEG

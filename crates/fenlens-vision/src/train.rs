@@ -568,13 +568,16 @@ mod tests {
         assert!(plain, "the default recipe keeps the roles in proportion");
     }
 
-    /// Draws 900 variations with `recipe` from `seed`, checks that `applied` holds for about
-    /// a third of them (a third of the varied half of the boards), and returns those.
+    /// Draws 900 variations from `seed` with the default recipe changed by `option`, checks
+    /// that `applied` holds for about a third of them (a third of the varied half of the
+    /// boards), and returns those.
     fn about_a_third(
-        recipe: DataRecipe,
+        option: fn(&mut DataRecipe),
         seed: u64,
         applied: impl Fn(&PieceVariation) -> bool,
     ) -> Vec<PieceVariation> {
+        let mut recipe = DataRecipe::default();
+        option(&mut recipe);
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let chosen: Vec<PieceVariation> = (0..900)
             .map(|_| piece_variation(&mut rng, &recipe))
@@ -590,26 +593,19 @@ mod tests {
 
     #[test]
     fn fill_patterns_stripe_and_shade_a_share_of_the_designs() {
-        let recipe = DataRecipe {
-            fill_patterns: true,
-            ..DataRecipe::default()
-        };
-        let striped = about_a_third(recipe, 6, |v| v.stripe_period > 0);
+        let fill_patterns = |r: &mut DataRecipe| r.fill_patterns = true;
+        let striped = about_a_third(fill_patterns, 6, |v| v.stripe_period > 0);
         assert!(striped.iter().all(|v| (4..=7).contains(&v.stripe_period)));
         assert!(striped.iter().all(|v| v.stripes_on != [false, false]));
         assert!(striped.iter().any(|v| v.stripes_on == [true, false]));
         assert!(striped.iter().any(|v| v.stripes_on == [false, true]));
-        let shaded = about_a_third(recipe, 6, |v| v.shade != 0.0);
+        let shaded = about_a_third(fill_patterns, 6, |v| v.shade != 0.0);
         assert!(shaded.iter().all(|v| (0.15..0.45).contains(&v.shade.abs())));
     }
 
     #[test]
     fn warp_bends_a_share_of_the_designs() {
-        let recipe = DataRecipe {
-            warp: true,
-            ..DataRecipe::default()
-        };
-        let bent = about_a_third(recipe, 7, |v| v.warp.amplitude > 0.0);
+        let bent = about_a_third(|r| r.warp = true, 7, |v| v.warp.amplitude > 0.0);
         assert!(
             bent.iter()
                 .all(|v| (0.02..0.06).contains(&v.warp.amplitude))
@@ -618,11 +614,7 @@ mod tests {
 
     #[test]
     fn pixelate_coarsens_a_share_of_the_designs() {
-        let recipe = DataRecipe {
-            pixelate: true,
-            ..DataRecipe::default()
-        };
-        let coarse = about_a_third(recipe, 8, |v| v.pixelate > 1.0);
+        let coarse = about_a_third(|r| r.pixelate = true, 8, |v| v.pixelate > 1.0);
         assert!(coarse.iter().all(|v| (1.5..3.5).contains(&v.pixelate)));
     }
 
