@@ -14,6 +14,10 @@ KIND is one of
                  turn), 0.2 to 1.4 squares deep (in turn, steps of 0.2), category `cutD`
     dialog       a "game over" panel over about 4x2 squares in the middle of the board (white,
                  near-black or grey in turn, with a line of text)
+    hints        move hints as a site shows them while a piece is picked up: dots on 3-10
+                 empty squares and a mark around 0-2 pieces, in lichess's manner (green dots,
+                 shaded corners; category `hints-lichess`) and chess.com's (faint grey dots and
+                 rings; `hints-chesscom`) in turn
 
 The manifest is copied with the new file names (the truth stays the drawn placement; corners
 move with a crop), so `fenlens eval DEST --verbose` shows what was misread and flagged:
@@ -26,6 +30,7 @@ move with a crop), so `fenlens eval DEST --verbose` shows what was misread and f
 """
 import json
 import os
+import random
 import sys
 
 from PIL import Image, ImageDraw
@@ -118,7 +123,64 @@ def dialog(i, row, picture, dest):
     return name
 
 
-KINDS = {"turned": turned, "see-through": see_through, "cut": cut, "dialog": dialog}
+def displayed_pieces(row):
+    """The piece (FEN letter or '.') on each displayed cell, rows from the top."""
+    board = row["boards"][0]
+    rows = []
+    for rank in board["placement"].split("/"):
+        cells = []
+        for ch in rank:
+            cells += ["."] * int(ch) if ch.isdigit() else [ch]
+        rows.append(cells)
+    if board["flipped"]:
+        rows = [list(reversed(r)) for r in reversed(rows)]
+    return rows
+
+
+def hints(i, row, picture, dest):
+    left, top, _, _, square = board_box(row)
+    rng = random.Random(i)
+    pieces = displayed_pieces(row)
+    cells = [(col, r) for r in range(8) for col in range(8)]
+    empty = [c for c in cells if pieces[c[1]][c[0]] == "."]
+    taken = [c for c in cells if pieces[c[1]][c[0]] != "."]
+    lichess = i % 2 == 0
+    layer = Image.new("RGBA", picture.size, (0, 0, 0, 0))
+    draw = ImageDraw.Draw(layer)
+    for col, r in rng.sample(empty, min(len(empty), rng.randint(3, 10))):
+        cx, cy = left + (col + 0.5) * square, top + (r + 0.5) * square
+        # lichess: radial-gradient(rgba(20,85,30,0.5) 19%, transparent 20%) of the half
+        # diagonal; chess.com: a disc a third of the square across, black at 14%.
+        radius = square * (0.134 if lichess else 0.16)
+        fill = (20, 85, 30, 128) if lichess else (0, 0, 0, 36)
+        draw.ellipse([cx - radius, cy - radius, cx + radius, cy + radius], fill=fill)
+    for col, r in rng.sample(taken, min(len(taken), rng.randint(0, 2))):
+        x0, y0 = left + col * square, top + r * square
+        if lichess:
+            # transparent within 80% of the half diagonal, rgba(20,85,0,0.3) beyond.
+            mask = Image.new("L", (round(square), round(square)), 77)
+            reach = 0.566 * square
+            centre = square / 2
+            ImageDraw.Draw(mask).ellipse(
+                [centre - reach, centre - reach, centre + reach, centre + reach], fill=0
+            )
+            shade = Image.new("RGBA", mask.size, (20, 85, 0, 255))
+            shade.putalpha(mask)
+            layer.alpha_composite(shade, (round(x0), round(y0)))
+        else:
+            draw.ellipse(
+                [x0, y0, x0 + square, y0 + square],
+                outline=(0, 0, 0, 36),
+                width=max(1, round(0.1 * square)),
+            )
+    picture = Image.alpha_composite(picture.convert("RGBA"), layer).convert("RGB")
+    row["category"] = "hints-lichess" if lichess else "hints-chesscom"
+    name = "images/%06d.png" % i
+    picture.save(os.path.join(dest, name))
+    return name
+
+
+KINDS = {"turned": turned, "see-through": see_through, "cut": cut, "dialog": dialog, "hints": hints}
 
 
 def main():

@@ -13,7 +13,9 @@ use resvg::tiny_skia::{
 #[cfg(test)]
 use crate::pieces::PieceSet;
 use crate::pieces::{PieceDrawings, piece_index};
-use crate::style::{BoardLook, BoardStyle, Coords, Hatch, PieceVariation, Rgb, Tint, Warp};
+use crate::style::{
+    BoardLook, BoardStyle, Coords, Hatch, HintShape, MoveHint, PieceVariation, Rgb, Tint, Warp,
+};
 use crate::text::{self, Face, Pen};
 
 /// A drawn board and where its playing area is.
@@ -121,6 +123,11 @@ pub fn draw_board(
     }
     if style.coords == Coords::Inside {
         draw_inside_coords(&mut pixmap, &style.look, style.flipped, offset, s);
+    }
+    for hint in &style.hints {
+        if let Some(rect) = cell_rect(hint.square) {
+            draw_hint(&mut pixmap, rect, hint);
+        }
     }
 
     let piece_px = ((s * style.piece_scale.clamp(0.3, 1.2)).round() as u32).max(1);
@@ -393,6 +400,32 @@ fn draw_check_glow(pixmap: &mut Pixmap, rect: Rect) {
             ..Paint::default()
         };
         pixmap.fill_rect(rect, &p, Transform::identity(), None);
+    }
+}
+
+fn draw_hint(pixmap: &mut Pixmap, rect: Rect, hint: &MoveHint) {
+    let s = rect.width();
+    let (cx, cy) = (rect.x() + s / 2.0, rect.y() + s / 2.0);
+    let ink = paint(hint.tint.rgb, hint.tint.alpha);
+    let mut pb = PathBuilder::new();
+    let fill_rule = match hint.shape {
+        HintShape::Dot { radius } => {
+            pb.push_circle(cx, cy, (radius * s).max(0.5));
+            FillRule::Winding
+        }
+        HintShape::Ring { radius, width } => {
+            pb.push_circle(cx, cy, (radius * s).max(1.0));
+            pb.push_circle(cx, cy, ((radius - width) * s).max(0.5));
+            FillRule::EvenOdd
+        }
+        HintShape::Corners { radius } => {
+            pb.push_rect(rect);
+            pb.push_circle(cx, cy, (radius * s).max(0.5));
+            FillRule::EvenOdd
+        }
+    };
+    if let Some(path) = pb.finish() {
+        pixmap.fill_path(&path, &ink, fill_rule, Transform::identity(), None);
     }
 }
 
@@ -955,6 +988,60 @@ mod tests {
 
     fn start() -> Board {
         Board::new()
+    }
+
+    #[test]
+    fn move_hints_mark_a_dot_a_ring_and_shaded_corners() {
+        let tint = Tint {
+            rgb: [0, 0, 0],
+            alpha: 0.5,
+        };
+        let hint = |square, shape| MoveHint {
+            square,
+            shape,
+            tint,
+        };
+        let style = BoardStyle {
+            hints: vec![
+                hint(Square::A8, HintShape::Dot { radius: 0.15 }),
+                hint(
+                    Square::C8,
+                    HintShape::Ring {
+                        radius: 0.5,
+                        width: 0.1,
+                    },
+                ),
+                hint(Square::E8, HintShape::Corners { radius: 0.55 }),
+            ],
+            ..BoardStyle::default()
+        };
+        let drawn = draw_board(&Board::empty(), &style, &PieceSet::builtin(), 40);
+        let BoardLook::Flat { light, .. } = style.look else {
+            panic!()
+        };
+        let marked = |x, y| {
+            let p = drawn.pixmap.pixel(x, y).unwrap().demultiply();
+            [p.red(), p.green(), p.blue()] != light
+        };
+        // a8 (x 0-40), c8 (80-120), e8 (160-200) are light squares of the top row.
+        assert!(
+            marked(20, 20) && marked(24, 20),
+            "the dot covers a8's centre"
+        );
+        assert!(
+            !marked(30, 20) && !marked(3, 3),
+            "and no more than its radius"
+        );
+        assert!(
+            !marked(100, 20) && !marked(83, 3),
+            "the ring leaves c8's centre and corner"
+        );
+        assert!(marked(100, 2) && marked(82, 20), "and marks near its edges");
+        assert!(
+            !marked(180, 20) && !marked(180, 4),
+            "the corners leave e8's middle and edges"
+        );
+        assert!(marked(162, 2) && marked(198, 38), "and shade its corners");
     }
 
     #[test]

@@ -20,8 +20,8 @@ use crate::draw::{DrawnBoard, draw_board, pixmap_to_rgba};
 use crate::pieces::PieceSet;
 use crate::positions::{self, PositionKind, Sampled};
 use crate::style::{
-    ARROW_GREEN, BoardLook, BoardStyle, CHESSCOM_MOVE, Coords, FLAT_THEMES, Hatch, LICHESS_MOVE,
-    Rgb, Tint,
+    ARROW_GREEN, BoardLook, BoardStyle, CHESSCOM_MOVE, Coords, FLAT_THEMES, Hatch, HintShape,
+    LICHESS_MOVE, MoveHint, Rgb, Tint,
 };
 use crate::text::{self, Face, Pen};
 
@@ -279,6 +279,64 @@ pub fn screen_style(
         }
     }
     style
+}
+
+/// Move hints as a site draws them while a piece is picked up: dots on 1-10 empty squares and
+/// a mark around 0-2 pieces, in lichess's manner (green dots, shaded corners), chess.com's
+/// (faint grey dots and rings) or another colour; sizes vary by a quarter about each site's.
+pub fn move_hints(rng: &mut impl RngExt, board: &Board) -> Vec<MoveHint> {
+    let manner = rng.random_range(0..3);
+    let tint = match manner {
+        0 => Tint {
+            rgb: [20, 85, 30],
+            alpha: 0.5,
+        },
+        1 => Tint {
+            rgb: [0, 0, 0],
+            alpha: 0.14,
+        },
+        _ => Tint {
+            rgb: crate::style::hsl(
+                rng.random_range(0.0..360.0),
+                rng.random_range(0.0..0.8),
+                rng.random_range(0.1..0.9),
+            ),
+            alpha: rng.random_range(0.15..0.8),
+        },
+    };
+    let size = rng.random_range(0.75..1.25f32);
+    let (mut empty, mut taken): (Vec<Square>, Vec<Square>) = Square::ALL
+        .into_iter()
+        .partition(|sq| board.piece_at(*sq).is_none());
+    let mut hints = Vec::new();
+    for (squares, count) in [
+        (&mut empty, rng.random_range(1..=10usize)),
+        (&mut taken, rng.random_range(0..=2usize)),
+    ] {
+        for _ in 0..count.min(squares.len()) {
+            let square = squares.swap_remove(rng.random_range(0..squares.len()));
+            let shape = if board.piece_at(square).is_none() {
+                HintShape::Dot {
+                    radius: if manner == 1 { 0.16 } else { 0.134 } * size,
+                }
+            } else if manner == 1 || (manner == 2 && rng.random_bool(0.5)) {
+                HintShape::Ring {
+                    radius: 0.5,
+                    width: 0.1 * size,
+                }
+            } else {
+                HintShape::Corners {
+                    radius: (0.566 * size).min(0.7),
+                }
+            };
+            hints.push(MoveHint {
+                square,
+                shape,
+                tint,
+            });
+        }
+    }
+    hints
 }
 
 fn truth(
@@ -1014,6 +1072,45 @@ fn small(rng: &mut impl RngExt, library: &Library) -> Sample {
 mod tests {
     use super::*;
     use rand::SeedableRng;
+
+    #[test]
+    fn move_hints_put_dots_on_empty_squares_and_marks_around_pieces() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(25);
+        let board = Board::new();
+        let (mut dots, mut marks, mut faint) = (0, 0, 0);
+        for _ in 0..200 {
+            let hints = move_hints(&mut rng, &board);
+            let mut squares: Vec<Square> = hints.iter().map(|h| h.square).collect();
+            squares.sort();
+            squares.dedup();
+            assert_eq!(squares.len(), hints.len(), "no square marked twice");
+            let on_empty = hints.iter().filter(|h| board.piece_at(h.square).is_none());
+            let on_pieces = hints.iter().filter(|h| board.piece_at(h.square).is_some());
+            assert!(
+                on_empty
+                    .clone()
+                    .all(|h| matches!(h.shape, HintShape::Dot { .. }))
+            );
+            assert!(
+                on_pieces
+                    .clone()
+                    .all(|h| !matches!(h.shape, HintShape::Dot { .. }))
+            );
+            let (empty, pieces) = (on_empty.count(), on_pieces.count());
+            assert!(
+                (1..=10).contains(&empty) && pieces <= 2,
+                "{empty} dots, {pieces} marks"
+            );
+            dots += empty;
+            marks += pieces;
+            faint += usize::from(hints.iter().all(|h| h.tint.alpha < 0.2));
+        }
+        assert!(dots > 800 && marks > 100, "{dots} dots, {marks} marks");
+        assert!(
+            (40..=100).contains(&faint),
+            "{faint} of 200 in chess.com's faint grey"
+        );
+    }
 
     #[test]
     fn textures_are_the_whole_board_pictures_of_a_folder() {

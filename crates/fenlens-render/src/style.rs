@@ -218,6 +218,40 @@ pub const ARROW_GREEN: Tint = Tint {
     alpha: 0.8,
 };
 
+/// The mark a site draws on a square the selected piece can move to.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum HintShape {
+    /// A filled disc at the square's centre, on an empty square; radius as a share of the square.
+    Dot {
+        /// Radius, as a share of the square's side.
+        radius: f32,
+    },
+    /// A ring about the square's centre, around a piece that can be taken (chess.com).
+    Ring {
+        /// Outer radius, as a share of the square's side.
+        radius: f32,
+        /// Width, as a share of the square's side.
+        width: f32,
+    },
+    /// The square shaded outside a circle about its centre, around a piece that can be taken
+    /// (lichess).
+    Corners {
+        /// The clear circle's radius, as a share of the square's side.
+        radius: f32,
+    },
+}
+
+/// A move hint: where the selected piece can go, as sites mark it while a piece is picked up.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MoveHint {
+    /// The square marked.
+    pub square: Square,
+    /// How it is marked.
+    pub shape: HintShape,
+    /// In which colour.
+    pub tint: Tint,
+}
+
 /// Everything that decides how one board is drawn.
 #[derive(Clone, Debug)]
 pub struct BoardStyle {
@@ -235,6 +269,9 @@ pub struct BoardStyle {
     pub arrows: Vec<(Square, Square, Tint)>,
     /// Rings over the pieces.
     pub circles: Vec<(Square, Tint)>,
+    /// Move hints under the pieces: dots on empty squares, rings or shaded corners around
+    /// pieces that can be taken.
+    pub hints: Vec<MoveHint>,
     /// Piece size relative to the square (0.7-1.0).
     pub piece_scale: f32,
     /// A frame around the board, in fractions of a square (0 for none).
@@ -327,6 +364,7 @@ impl Default for BoardStyle {
             check: None,
             arrows: Vec::new(),
             circles: Vec::new(),
+            hints: Vec::new(),
             piece_scale: 1.0,
             frame: 0.0,
             frame_rgb: [0, 0, 0],

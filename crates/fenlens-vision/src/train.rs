@@ -14,7 +14,7 @@ use fenlens_render::GraftedSet;
 use fenlens_render::degrade;
 use fenlens_render::draw::{display_cell, draw_board, pixmap_to_rgba};
 use fenlens_render::positions::{self, Sampled};
-use fenlens_render::scene::{Library, screen_style};
+use fenlens_render::scene::{Library, move_hints, screen_style};
 use fenlens_render::style::{BoardLook, BoardStyle, Coords, Hatch, PieceVariation, Warp, hsl};
 use image::RgbImage;
 use rand::{RngExt, SeedableRng};
@@ -86,7 +86,14 @@ pub struct DataRecipe {
     /// one random grey covering 3-25% of the square, so that no single part of a piece (a
     /// pawn's head, a bishop's slit, a knight's ear) has to carry its reading alone.
     pub erase: bool,
+    /// Move hints on [`HINTED_SHARE`] of the screen boards ([`move_hints`]): dots on empty
+    /// squares and marks around pieces, as lichess and chess.com draw them while a piece is
+    /// picked up, so that a dot reads as an empty square and not as a pawn.
+    pub move_hints: bool,
 }
+
+/// The share of screen boards that get move hints with [`DataRecipe::move_hints`].
+pub const HINTED_SHARE: f64 = 0.2;
 
 impl Default for DataRecipe {
     /// The first recipe: strokes changed by a pixel, roles kept in proportion.
@@ -99,6 +106,7 @@ impl Default for DataRecipe {
             warp: false,
             pixelate: false,
             erase: false,
+            move_hints: false,
         }
     }
 }
@@ -143,6 +151,10 @@ pub fn training_board(
     }
     if rng.random_bool(0.5) {
         style.piece_variation = piece_variation(rng, recipe);
+    }
+    // Drawn only with the option, so that a seed's boards without it stay as they were.
+    if recipe.move_hints && !book && rng.random_bool(HINTED_SHARE) {
+        style.hints = move_hints(rng, &sampled.board);
     }
     let sets = &library.piece_sets;
     let pieces = &sets[rng.random_range(0..sets.len())];

@@ -95,6 +95,11 @@ pub struct TrainArgs {
     /// reading alone; see models/README.md.
     #[arg(long)]
     erase: bool,
+    /// Draw move hints on a fifth of the screen boards: dots on empty squares and rings or
+    /// shaded corners around pieces, as lichess and chess.com show them while a piece is
+    /// picked up, so that a dot is read as an empty square; see models/README.md.
+    #[arg(long)]
+    move_hints: bool,
     /// Threads rendering training boards. 1 (the default) gives the data stream of the shipped
     /// recipe; on a machine with many cores, 2-3 keep the network from waiting on the renderer
     /// (another stream, as deterministic: a seed and a thread count give the same data).
@@ -159,6 +164,7 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
             warp: args.warp,
             pixelate: args.pixelate,
             erase: args.erase,
+            move_hints: args.move_hints,
         },
         steps: args.steps,
         boards_per_step: args.boards_per_step,
