@@ -526,3 +526,94 @@ fn squares_under_a_dialog_are_uncertain() {
     // The rest of the board is read surely.
     assert!(uncertain.len() <= 10, "{uncertain:?}");
 }
+
+/// Positions with the piece a player has picked up: (FEN, the square it stands on).
+const PICKED_UP: [(&str, &str); 4] = [
+    (
+        "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
+        "f3",
+    ),
+    (
+        "r2q1rk1/pp2bppp/2n1pn2/3p4/3P1B2/2PBPN2/PP3PPP/R2QK2R w KQ - 2 9",
+        "d3",
+    ),
+    (
+        "2r3k1/5ppp/p3p3/1p1rP3/3P4/P4N2/1P3PPP/2R2RK1 b - - 1 24",
+        "d5",
+    ),
+    ("8/5k2/3p4/2pP1p2/2P2P2/4K3/8/8 w - - 0 41", "e3"),
+];
+
+#[test]
+fn move_hints_are_read_as_empty_squares() {
+    use fenlens_fen::shakmaty::{Position, Square};
+    use fenlens_render::style::{BoardLook, BoardStyle, HintShape, MoveHint, Tint};
+    let library = held_out_library().unwrap_or_else(Library::builtin);
+    let dir = temp_dir("move-hints");
+    let mut pictures = Vec::new();
+    for (i, (fen, picked)) in PICKED_UP.iter().enumerate() {
+        let setup = fenlens_fen::read(fen.as_bytes()).setup.unwrap();
+        let position: fenlens_fen::shakmaty::Chess = setup
+            .clone()
+            .position(fenlens_fen::shakmaty::CastlingMode::Standard)
+            .unwrap();
+        let from: Square = picked.parse().unwrap();
+        // Every square the picked-up piece can go to is marked as the two sites mark it: a
+        // dot on an empty square, shaded corners (lichess) or a ring (chess.com) around a
+        // piece it can take.
+        let lichess = i % 2 == 0;
+        let tint = if lichess {
+            Tint {
+                rgb: [20, 85, 30],
+                alpha: 0.5,
+            }
+        } else {
+            Tint {
+                rgb: [0, 0, 0],
+                alpha: 0.14,
+            }
+        };
+        let hints: Vec<MoveHint> = position
+            .legal_moves()
+            .iter()
+            .filter(|m| m.from() == Some(from))
+            .map(|m| MoveHint {
+                square: m.to(),
+                shape: match (setup.board.piece_at(m.to()).is_some(), lichess) {
+                    (false, true) => HintShape::Dot { radius: 0.134 },
+                    (false, false) => HintShape::Dot { radius: 0.16 },
+                    (true, true) => HintShape::Corners { radius: 0.566 },
+                    (true, false) => HintShape::Ring {
+                        radius: 0.5,
+                        width: 0.1,
+                    },
+                },
+                tint,
+            })
+            .collect();
+        assert!(hints.len() >= 3, "{fen}: {} hints", hints.len());
+        let style = BoardStyle {
+            look: BoardLook::flat(if lichess { "brown" } else { "green" }).unwrap(),
+            hints,
+            ..BoardStyle::default()
+        };
+        let pieces = &library.piece_sets[i % library.piece_sets.len()];
+        let drawn = fenlens_render::draw_board(&setup.board, &style, pieces.as_ref(), 56);
+        let rgba = fenlens_render::draw::pixmap_to_rgba(&drawn.pixmap);
+        let path = dir.join(format!("hints-{i}.png"));
+        std::fs::write(
+            &path,
+            common::png_bytes(image::DynamicImage::ImageRgba8(rgba)),
+        )
+        .unwrap();
+        let placement = fen.split(' ').next().unwrap().to_string();
+        pictures.push((path, placement, false));
+    }
+    let (exact, right, total) = score(&pictures, Some(&held_out_model()));
+    std::fs::remove_dir_all(&dir).ok();
+    // Before training with move hints the dots were read as pawns: no board exact.
+    assert!(
+        exact >= 3 && right + 2 >= total,
+        "{exact} of 4 boards exact, {right}/{total} squares"
+    );
+}
