@@ -18,7 +18,9 @@
 //!    dark like the board (a bar, a margin) while the line beyond the opposite edge does, the
 //!    fit has slid a square off the board and is moved back (`shift_onto_board`). A line of
 //!    the fit that leaves the picture counts as off the board. Where both edge lines of one
-//!    direction lie in the picture and neither alternates like the board, the fit is in doubt.
+//!    direction lie in the picture and neither alternates like the board, the fit is in doubt;
+//! 6. where two lines beyond the fit's edges in one direction still alternate like the board
+//!    (a draughts board of 10x10 squares, any 8x8 part of which fits), there is no chessboard.
 //!
 //! Steps 1-4 run first with the large boxes only (a quarter of the work); when they give a sure
 //! board with large squares that is the answer, otherwise they run again with every box size.
@@ -915,48 +917,63 @@ fn square_background(
     Some(values[values.len() / 2])
 }
 
-/// Moves the fit by one square where it has slid off the board: the board's first line is
-/// outside it (a bar or margin, not alternating light and dark) while the line beyond its last
-/// line alternates like the board. A fit to the 7x7 inner corners can slide so on photographs
-/// whose outer junctions are faint. Returns the homography unchanged otherwise, and whether
-/// the fit is in doubt: an edge looked off the board while the line beyond the other edge
-/// alternated only with squares far lighter or darker than the board's (so the fit was not
-/// moved), or both edge lines of one direction looked off the board.
-fn shift_onto_board(h: Homography, gray: &[u8], width: usize, height: usize) -> (Homography, bool) {
-    let background =
-        |column: i32, row: i32| square_background(&h, gray, width, height, column, row);
-    let mut light = Vec::with_capacity(32);
-    let mut dark = Vec::with_capacity(32);
-    for row in 0..8 {
-        for column in 0..8 {
-            // A square outside the picture tells nothing about the board's greys (the lines
-            // it is on count as off the board, below).
-            let Some(g) = background(column, row) else {
-                continue;
-            };
-            if (column + row) % 2 == 0 {
-                light.push(g);
-            } else {
-                dark.push(g);
+/// How the lines of squares of a fit, and the lines beyond it, alternate light and dark like
+/// the board's own squares.
+struct Lines<'a> {
+    h: &'a Homography,
+    gray: &'a [u8],
+    width: usize,
+    height: usize,
+    /// The middle grey between the board's light and dark squares, and half their difference.
+    mid: f32,
+    half: f32,
+}
+
+impl<'a> Lines<'a> {
+    /// Measures the board's light and dark greys under the fit; `None` when too few of its
+    /// squares lie in the picture or they barely differ (then the edges tell nothing).
+    fn measure(h: &'a Homography, gray: &'a [u8], width: usize, height: usize) -> Option<Self> {
+        let mut light = Vec::with_capacity(32);
+        let mut dark = Vec::with_capacity(32);
+        for row in 0..8 {
+            for column in 0..8 {
+                // A square outside the picture tells nothing about the board's greys (the
+                // lines it is on count as off the board in `shift_onto_board`).
+                let Some(g) = square_background(h, gray, width, height, column, row) else {
+                    continue;
+                };
+                if (column + row) % 2 == 0 {
+                    light.push(g);
+                } else {
+                    dark.push(g);
+                }
             }
         }
+        if light.len() + dark.len() < MIN_SQUARES_INSIDE || light.is_empty() || dark.is_empty() {
+            return None;
+        }
+        let median = |v: &mut Vec<f32>| {
+            v.sort_by(f32::total_cmp);
+            v[v.len() / 2]
+        };
+        let (l, d) = (median(&mut light), median(&mut dark));
+        if (l - d).abs() < EDGE_MIN_CONTRAST {
+            return None;
+        }
+        Some(Lines {
+            h,
+            gray,
+            width,
+            height,
+            mid: (l + d) / 2.0,
+            half: (l - d) / 2.0,
+        })
     }
-    if light.len() + dark.len() < MIN_SQUARES_INSIDE || light.is_empty() || dark.is_empty() {
-        return (h, false);
-    }
-    let median = |v: &mut Vec<f32>| {
-        v.sort_by(f32::total_cmp);
-        v[v.len() / 2]
-    };
-    let (l, d) = (median(&mut light), median(&mut dark));
-    if (l - d).abs() < EDGE_MIN_CONTRAST {
-        return (h, false);
-    }
-    let (mid, half) = ((l + d) / 2.0, (l - d) / 2.0);
-    // How much a line of squares alternates like the board (1 for the board's own lines, about
-    // 0 for a plain margin), and the largest departure of one of its squares from the middle
-    // grey, in half light-dark differences. `None` when the line leaves the picture.
-    let alternation = |squares: &mut dyn Iterator<Item = (i32, i32)>| -> Option<(f32, f32)> {
+
+    /// How much a line of squares alternates like the board (1 for the board's own lines,
+    /// about 0 for a plain margin), and the largest departure of one of its squares from the
+    /// middle grey, in half light-dark differences. `None` when the line leaves the picture.
+    fn alternation(&self, squares: &mut dyn Iterator<Item = (i32, i32)>) -> Option<(f32, f32)> {
         let mut total = 0.0;
         let mut most: f32 = 0.0;
         for (column, row) in squares {
@@ -965,11 +982,61 @@ fn shift_onto_board(h: Homography, gray: &[u8], width: usize, height: usize) -> 
             } else {
                 -1.0
             };
-            let score = (background(column, row)? - mid) * sign / half;
+            let grey = square_background(self.h, self.gray, self.width, self.height, column, row)?;
+            let score = (grey - self.mid) * sign / self.half;
             total += score;
             most = most.max(score.abs());
         }
         Some((total / 8.0, most))
+    }
+
+    /// Column `c` of the lattice's squares (-1 ..= 8; 0 ..= 7 are the fit's own).
+    fn column(&self, c: i32) -> Option<(f32, f32)> {
+        self.alternation(&mut (0..8).map(move |r| (c, r)))
+    }
+
+    /// Row `r` of the lattice's squares.
+    fn row(&self, r: i32) -> Option<(f32, f32)> {
+        self.alternation(&mut (0..8).map(move |c| (c, r)))
+    }
+}
+
+/// Whether a line beyond the fit continues the board: it alternates with the board's parity
+/// ([`BEYOND_ON_BOARD`]) in greys like the board's ([`BEYOND_MOST`]).
+fn continues_board(found: Option<(f32, f32)>) -> bool {
+    found.is_some_and(|(alternates, most)| alternates > BEYOND_ON_BOARD && most <= BEYOND_MOST)
+}
+
+/// Whether the checkered area the fit lies on is larger than 8 squares in a direction: two
+/// lines beyond its edges (one beyond each, or two beyond one) continue the board. A draughts
+/// board (10x10) is so; a chessboard, once the fit is on it, is not.
+fn more_than_eight_lines(h: &Homography, gray: &[u8], width: usize, height: usize) -> bool {
+    let Some(lines) = Lines::measure(h, gray, width, height) else {
+        return false;
+    };
+    let beyond = |line: &dyn Fn(i32) -> Option<(f32, f32)>| {
+        let count = |first: i32, second: i32| {
+            if continues_board(line(first)) {
+                1 + usize::from(continues_board(line(second)))
+            } else {
+                0
+            }
+        };
+        count(-1, -2) + count(8, 9) >= 2
+    };
+    beyond(&|c| lines.column(c)) || beyond(&|r| lines.row(r))
+}
+
+/// Moves the fit by one square where it has slid off the board: the board's first line is
+/// outside it (a bar or margin, not alternating light and dark) while the line beyond its last
+/// line alternates like the board. A fit to the 7x7 inner corners can slide so on photographs
+/// whose outer junctions are faint. Returns the homography unchanged otherwise, and whether
+/// the fit is in doubt: an edge looked off the board while the line beyond the other edge
+/// alternated only with squares far lighter or darker than the board's (so the fit was not
+/// moved), or both edge lines of one direction looked off the board.
+fn shift_onto_board(h: Homography, gray: &[u8], width: usize, height: usize) -> (Homography, bool) {
+    let Some(lines) = Lines::measure(&h, gray, width, height) else {
+        return (h, false);
     };
     // The fit's own lines (0 and 7) that leave the picture are off the board; a line beyond
     // them that leaves the picture is not a place to move to (`None`).
@@ -977,10 +1044,8 @@ fn shift_onto_board(h: Homography, gray: &[u8], width: usize, height: usize) -> 
         None if (0..8).contains(&line) => Some((0.0, 0.0)),
         found => found,
     };
-    let raw_column = |c: i32| alternation(&mut (0..8).map(move |r| (c, r)));
-    let raw_row = |r: i32| alternation(&mut (0..8).map(move |c| (c, r)));
-    let column_line = |c: i32| own_or_beyond(c, raw_column(c));
-    let row_line = |r: i32| own_or_beyond(r, raw_row(r));
+    let column_line = |c: i32| own_or_beyond(c, lines.column(c));
+    let row_line = |r: i32| own_or_beyond(r, lines.row(r));
     // Both edge lines of one direction inside the picture and neither alternating like the
     // board: the fit is not on the board's squares at all (a grid a square or more off in a
     // glary photograph), whatever the lines beyond say.
@@ -988,7 +1053,7 @@ fn shift_onto_board(h: Homography, gray: &[u8], width: usize, height: usize) -> 
         let off = |found: Option<(f32, f32)>| found.is_some_and(|(a, _)| a < EDGE_OFF_BOARD);
         off(line(0)) && off(line(7))
     };
-    let mut in_doubt = both_edges_off(&raw_column) || both_edges_off(&raw_row);
+    let mut in_doubt = both_edges_off(&|c| lines.column(c)) || both_edges_off(&|r| lines.row(r));
     // Whether the fit looks slid toward the line beyond its last one: `Some(true)` when it
     // should move, `Some(false)` when it looks so but the squares beyond are too stark to be
     // the board's, `None` when it does not look slid.
@@ -1103,6 +1168,11 @@ pub fn locate(image: &RgbImage) -> Result<Located, VisionError> {
         }
     };
     let (homography, edge_in_doubt) = shift_onto_board(best.homography, &gray, ww, wh);
+    // A larger checkered board (draughts' 10x10) is no chessboard, though any 8x8 part of it
+    // fits like one.
+    if more_than_eight_lines(&homography, &gray, ww, wh) {
+        return Err(VisionError::NoBoard);
+    }
     let corner = |u: f64, v: f64| {
         let (x, y) = homography.apply(u, v);
         [x as f32 / factor, y as f32 / factor]
@@ -1297,6 +1367,48 @@ mod tests {
             }
         }
         gray
+    }
+
+    #[test]
+    fn a_draughts_board_is_no_chessboard() {
+        // Checkered boards of 10 and 12 squares a side (draughts), with discs on some dark
+        // squares: any 8x8 part of them fits like a chessboard, but the squares go on beyond it.
+        for (lines, square, margin) in [(10u32, 40u32, 20u32), (12, 32, 24), (10, 24, 0)] {
+            let size = lines * square + 2 * margin;
+            let mut image = RgbImage::from_pixel(size + 60, size, image::Rgb([48, 46, 43]));
+            for y in 0..lines * square {
+                for x in 0..lines * square {
+                    let (column, row) = (x / square, y / square);
+                    let (dx, dy) = (
+                        (x % square) as i32 - square as i32 / 2,
+                        (y % square) as i32 - square as i32 / 2,
+                    );
+                    let disc = (dx * dx + dy * dy) as u32 * 25 < square * square * 4;
+                    let colour = if (column + row) % 2 == 0 {
+                        [240, 217, 181]
+                    } else if disc && row < 3 {
+                        [30, 30, 30]
+                    } else if disc && row >= lines - 3 {
+                        [250, 250, 250]
+                    } else {
+                        [181, 136, 99]
+                    };
+                    image.put_pixel(margin + x, margin + y, image::Rgb(colour));
+                }
+            }
+            assert!(
+                matches!(locate(&image), Err(VisionError::NoBoard)),
+                "{lines}x{lines} board"
+            );
+        }
+        // The same drawing with 8 squares a side is a chessboard.
+        let mut image = RgbImage::from_pixel(400, 400, image::Rgb([48, 46, 43]));
+        coloured_board(&mut image, (20, 20, 320), [240, 217, 181], [181, 136, 99]);
+        let located = locate(&image).unwrap();
+        assert_corners_near(
+            located.corners,
+            [[20.0, 20.0], [340.0, 20.0], [340.0, 340.0], [20.0, 340.0]],
+        );
     }
 
     /// The homography of a fit whose first inner corner is at (`x`, `y`), squares of `square`
