@@ -157,22 +157,15 @@ pub fn covered_squares(board: &Rectified) -> [bool; 64] {
     // (the text on a dialog, or a strip of the board along its edge, leaves their rings
     // uneven, and a piece half hidden under it is misread).
     let tolerance = SAME_GREY * contrast;
-    for cell in 0..64 {
-        if covered[cell] {
-            continue;
-        }
+    let under_edge = |cell: usize| {
         let own = if is_light(cell) { light } else { dark };
-        let beside = around(cell).filter_map(|other| panels[other]);
-        for panel in beside {
-            if (panel - own).abs() > UNLIKE_BOARD * contrast
-                && share_near(board, cell, panel, tolerance) >= EDGE_SHARE
-            {
-                covered[cell] = true;
-                break;
-            }
-        }
-    }
-    covered
+        panels[cell].is_none()
+            && around(cell).filter_map(|other| panels[other]).any(|panel| {
+                (panel - own).abs() > UNLIKE_BOARD * contrast
+                    && share_near(board, cell, panel, tolerance) >= EDGE_SHARE
+            })
+    };
+    std::array::from_fn(|cell| covered[cell] || under_edge(cell))
 }
 
 /// The eight squares around `cell` (fewer at the board's edge), in display order.
