@@ -20,8 +20,8 @@ use crate::draw::{DrawnBoard, draw_board, pixmap_to_rgba};
 use crate::pieces::PieceSet;
 use crate::positions::{self, PositionKind, Sampled};
 use crate::style::{
-    ARROW_GREEN, BoardLook, BoardStyle, CHESSCOM_MOVE, Coords, FLAT_THEMES, Hatch, HintShape,
-    LICHESS_MOVE, MoveHint, Rgb, Tint,
+    ARROW_GREEN, BoardLook, BoardStyle, CHESSCOM_HINT, CHESSCOM_MOVE, Coords, FLAT_THEMES, Hatch,
+    HintShape, LICHESS_HINT, LICHESS_MOVE, MoveHint, Rgb, Tint,
 };
 use crate::text::{self, Face, Pen};
 
@@ -287,14 +287,8 @@ pub fn screen_style(
 pub fn move_hints(rng: &mut impl RngExt, board: &Board) -> Vec<MoveHint> {
     let manner = rng.random_range(0..3);
     let tint = match manner {
-        0 => Tint {
-            rgb: [20, 85, 30],
-            alpha: 0.5,
-        },
-        1 => Tint {
-            rgb: [0, 0, 0],
-            alpha: 0.14,
-        },
+        0 => LICHESS_HINT,
+        1 => CHESSCOM_HINT,
         _ => Tint {
             rgb: crate::style::hsl(
                 rng.random_range(0.0..360.0),

@@ -212,6 +212,17 @@ pub const CHESSCOM_MOVE: Tint = Tint {
     rgb: [255, 255, 51],
     alpha: 0.5,
 };
+/// lichess's move hints: the dots on the squares a picked-up piece can go to and the shade
+/// around a piece it can take.
+pub const LICHESS_HINT: Tint = Tint {
+    rgb: [20, 85, 30],
+    alpha: 0.5,
+};
+/// chess.com's move hints: faint grey dots and rings.
+pub const CHESSCOM_HINT: Tint = Tint {
+    rgb: [0, 0, 0],
+    alpha: 0.14,
+};
 /// lichess's arrow green.
 pub const ARROW_GREEN: Tint = Tint {
     rgb: [21, 120, 27],
