@@ -18,6 +18,12 @@ KIND is one of
                  empty squares and a mark around 0-2 pieces, in lichess's manner (green dots,
                  shaded corners; category `hints-lichess`) and chess.com's (faint grey dots and
                  rings; `hints-chesscom`) in turn
+    marks        2-3 squares strongly tinted under the pieces (chess.com's red premove at 80%,
+                 lichess's blue premove at 50%, a right-click red mark at 80%; categories
+                 `premove-red`, `premove-blue`, `mark-red` in turn; only the pixels near the
+                 square's corner colour are tinted, so flat themes are exact and textured ones
+                 approximate), and 1-2 squares outlined in translucent white (a dragged piece's
+                 hover square)
 
 The manifest is copied with the new file names (the truth stays the drawn placement; corners
 move with a crop), so `fenlens eval DEST --verbose` shows what was misread and flagged:
@@ -180,7 +186,49 @@ def hints(i, row, picture, dest):
     return name
 
 
-KINDS = {"turned": turned, "see-through": see_through, "cut": cut, "dialog": dialog, "hints": hints}
+def marks(i, row, picture, dest):
+    left, top, _, _, square = board_box(row)
+    rng = random.Random(i)
+    picture = picture.convert("RGB")
+    pixels = picture.load()
+    tint, alpha = [((244, 42, 50), 0.8), ((20, 30, 85), 0.5), ((235, 97, 80), 0.8)][i % 3]
+    for _ in range(rng.randint(2, 3)):
+        col, r = rng.randrange(8), rng.randrange(8)
+        x0, y0 = round(left + col * square), round(top + r * square)
+        x1 = min(round(left + (col + 1) * square), picture.width)
+        y1 = min(round(top + (r + 1) * square), picture.height)
+        # Under the pieces: only the square's own colour (as at its corner) is tinted.
+        ref = pixels[min(x0 + 2, picture.width - 1), min(y0 + 2, picture.height - 1)]
+        for y in range(y0, y1):
+            for x in range(x0, x1):
+                p = pixels[x, y]
+                if sum(abs(p[k] - ref[k]) for k in range(3)) < 40:
+                    pixels[x, y] = tuple(round(p[k] * (1 - alpha) + tint[k] * alpha) for k in range(3))
+    layer = Image.new("RGBA", picture.size, (0, 0, 0, 0))
+    draw = ImageDraw.Draw(layer)
+    for _ in range(rng.randint(1, 2)):
+        col, r = rng.randrange(8), rng.randrange(8)
+        x0, y0 = left + col * square, top + r * square
+        draw.rectangle(
+            [x0, y0, x0 + square - 1, y0 + square - 1],
+            outline=(255, 255, 255, 166),
+            width=max(1, round(0.06 * square)),
+        )
+    picture = Image.alpha_composite(picture.convert("RGBA"), layer).convert("RGB")
+    row["category"] = ["premove-red", "premove-blue", "mark-red"][i % 3]
+    name = "images/%06d.png" % i
+    picture.save(os.path.join(dest, name))
+    return name
+
+
+KINDS = {
+    "turned": turned,
+    "see-through": see_through,
+    "cut": cut,
+    "dialog": dialog,
+    "hints": hints,
+    "marks": marks,
+}
 
 
 def main():
