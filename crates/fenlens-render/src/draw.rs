@@ -424,8 +424,26 @@ fn draw_hint(pixmap: &mut Pixmap, rect: Rect, hint: &MoveHint) {
             FillRule::EvenOdd
         }
     };
+    // Kept inside the square: the shaded corners' circle can reach past its edges.
+    let mut inside = matches!(hint.shape, HintShape::Corners { .. })
+        .then(|| tiny_skia::Mask::new(pixmap.width(), pixmap.height()))
+        .flatten();
+    if let Some(mask) = inside.as_mut() {
+        mask.fill_path(
+            &PathBuilder::from_rect(rect),
+            FillRule::Winding,
+            false,
+            Transform::identity(),
+        );
+    }
     if let Some(path) = pb.finish() {
-        pixmap.fill_path(&path, &ink, fill_rule, Transform::identity(), None);
+        pixmap.fill_path(
+            &path,
+            &ink,
+            fill_rule,
+            Transform::identity(),
+            inside.as_ref(),
+        );
     }
 }
 
@@ -1042,6 +1060,21 @@ mod tests {
             "the corners leave e8's middle and edges"
         );
         assert!(marked(162, 2) && marked(198, 38), "and shade its corners");
+        let style = BoardStyle {
+            hints: vec![hint(Square::E8, HintShape::Corners { radius: 0.6 })],
+            ..BoardStyle::default()
+        };
+        let drawn = draw_board(&Board::empty(), &style, &PieceSet::builtin(), 40);
+        let at = |x, y| {
+            let p = drawn.pixmap.pixel(x, y).unwrap().demultiply();
+            [p.red(), p.green(), p.blue()]
+        };
+        assert_ne!(at(161, 1), at(180, 20), "e8's corner is shaded");
+        assert_eq!(
+            at(180, 41),
+            at(180, 60),
+            "its neighbour e7 is not, next to it"
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@ use fenlens_fen::shakmaty::{Board, File, Rank, Square};
 use crate::RenderError;
 use crate::draw::display_cell;
 use crate::pieces::PieceSet;
-use crate::style::{BoardLook, BoardStyle, Coords, Hatch, Rgb, Tint};
+use crate::style::{BoardLook, BoardStyle, Coords, Hatch, HintShape, Rgb, Tint};
 
 fn hex(rgb: Rgb) -> String {
     format!("#{:02x}{:02x}{:02x}", rgb[0], rgb[1], rgb[2])
@@ -135,6 +135,35 @@ pub fn board_svg(
     };
     for (sq, tint) in &style.highlights {
         tint_rect(&mut out, *sq, tint);
+    }
+    for (i, hint) in style.hints.iter().enumerate() {
+        let (x, y) = cell(hint.square);
+        let (cx, cy) = (x + s / 2.0, y + s / 2.0);
+        let (fill, opacity) = (hex(hint.tint.rgb), hint.tint.alpha);
+        let _ = match hint.shape {
+            HintShape::Dot { radius } => writeln!(
+                out,
+                r#"<circle cx="{cx}" cy="{cy}" r="{}" fill="{fill}" fill-opacity="{opacity}"/>"#,
+                radius * s
+            ),
+            HintShape::Ring { radius, width } => writeln!(
+                out,
+                r#"<circle cx="{cx}" cy="{cy}" r="{}" fill="none" stroke="{fill}" stroke-opacity="{opacity}" stroke-width="{}"/>"#,
+                (radius - width / 2.0) * s,
+                width * s
+            ),
+            HintShape::Corners { radius } => {
+                let r = radius * s;
+                // Clipped to the square: the circle can reach past its edges.
+                writeln!(
+                    out,
+                    r#"<clipPath id="hint{i}"><rect x="{x}" y="{y}" width="{s}" height="{s}"/></clipPath><path clip-path="url(#hint{i})" d="M{x} {y}h{s}v{s}h-{s}Z M{} {cy}a{r} {r} 0 1 0 {} 0a{r} {r} 0 1 0 -{} 0Z" fill-rule="evenodd" fill="{fill}" fill-opacity="{opacity}"/>"#,
+                    cx - r,
+                    2.0 * r,
+                    2.0 * r
+                )
+            }
+        };
     }
     if let Some(king) = style.check {
         let (x, y) = cell(king);
@@ -271,5 +300,61 @@ mod tests {
         assert_eq!(svg.matches("<image").count(), 32);
         let tree = resvg::usvg::Tree::from_str(&svg, &resvg::usvg::Options::default()).unwrap();
         assert_eq!(tree.size().width(), 320.0);
+    }
+
+    #[test]
+    fn move_hints_in_svg_look_as_drawn_in_png() {
+        use crate::style::{HintShape, LICHESS_HINT, MoveHint};
+        let hint = |square, shape| MoveHint {
+            square,
+            shape,
+            tint: LICHESS_HINT,
+        };
+        let style = BoardStyle {
+            hints: vec![
+                hint(Square::E4, HintShape::Dot { radius: 0.134 }),
+                hint(Square::E7, HintShape::Corners { radius: 0.566 }),
+                hint(
+                    Square::D7,
+                    HintShape::Ring {
+                        radius: 0.5,
+                        width: 0.1,
+                    },
+                ),
+            ],
+            ..BoardStyle::default()
+        };
+        let board = Board::new();
+        let svg = board_svg(&board, &style, &PieceSet::builtin(), 40).unwrap();
+        let tree = resvg::usvg::Tree::from_str(&svg, &resvg::usvg::Options::default()).unwrap();
+        let mut from_svg = resvg::tiny_skia::Pixmap::new(320, 320).unwrap();
+        resvg::render(
+            &tree,
+            resvg::tiny_skia::Transform::identity(),
+            &mut from_svg.as_mut(),
+        );
+        let from_png = crate::draw::draw_board(&board, &style, &PieceSet::builtin(), 40).pixmap;
+        let at = |p: &resvg::tiny_skia::Pixmap, x, y| {
+            let c = p.pixel(x, y).unwrap().demultiply();
+            [c.red(), c.green(), c.blue()]
+        };
+        // e4's dot, e7's shaded corner, d7's ring, and e6 (not marked) beside e7's edge.
+        for (x, y) in [(180, 180), (161, 41), (140, 41), (180, 81), (180, 100)] {
+            let (a, b) = (at(&from_svg, x, y), at(&from_png, x, y));
+            assert!(
+                (0..3).all(|k| a[k].abs_diff(b[k]) <= 3),
+                "({x}, {y}): svg {a:?} png {b:?}"
+            );
+        }
+        assert_ne!(
+            at(&from_png, 180, 180),
+            at(&from_png, 180, 170),
+            "e4's dot is drawn"
+        );
+        assert_ne!(
+            at(&from_png, 161, 41),
+            at(&from_png, 161, 60),
+            "e7's corner is shaded"
+        );
     }
 }

@@ -9,7 +9,10 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use fenlens_fen::shakmaty::Square;
 use fenlens_render::scene::{Category, Library};
-use fenlens_render::style::{ARROW_GREEN, BoardLook, BoardStyle, Coords, Hatch, LICHESS_MOVE};
+use fenlens_render::style::{
+    ARROW_GREEN, BoardLook, BoardStyle, Coords, Hatch, HintShape, LICHESS_HINT, LICHESS_MOVE,
+    MoveHint,
+};
 use fenlens_render::{DatasetOptions, PieceSet, draw_board, pieces, svg};
 
 /// Arguments of `fenlens render`.
@@ -17,6 +20,7 @@ use fenlens_render::{DatasetOptions, PieceSet, draw_board, pieces, svg};
 #[command(after_help = "Examples:\n  \
     fenlens render 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1' -o board.png --highlight e2,e4 --coords inside\n  \
     fenlens render 8/8/8/4k3/8/8/4K3/8 -o board.svg --theme green --flip\n  \
+    fenlens render r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R -o picked.png --highlight f3 --hint g1,d4,e5,h4,g5\n  \
     fenlens render --dataset data/dev --count 200 --seed 1 --pieces-root ../shared/pieces/lichess --boards-dir ../shared/boards/lichess\n\n\
 Dataset pictures come with data/dev/manifest.jsonl: the ground truth of every picture (see docs/manifest.md).")]
 pub struct RenderArgs {
@@ -60,6 +64,11 @@ pub struct RenderArgs {
     /// Circles around squares, e.g. d5.
     #[arg(long, value_delimiter = ',', value_name = "SQUARES")]
     circle: Vec<String>,
+
+    /// Move hints as lichess draws them while a piece is picked up, e.g. e3,e4: a dot on an
+    /// empty square, shaded corners around a piece.
+    #[arg(long, value_delimiter = ',', value_name = "SQUARES")]
+    hint: Vec<String>,
 
     /// A red check glow under this square (a king's square).
     #[arg(long, value_name = "SQUARE")]
@@ -166,6 +175,22 @@ pub fn run(args: RenderArgs) -> Result<ExitCode> {
             .circle
             .iter()
             .map(|s| Ok((parse_square(s)?, ARROW_GREEN)))
+            .collect::<Result<_>>()?,
+        hints: args
+            .hint
+            .iter()
+            .map(|s| {
+                let square = parse_square(s)?;
+                let shape = match setup.board.piece_at(square) {
+                    None => HintShape::Dot { radius: 0.134 },
+                    Some(_) => HintShape::Corners { radius: 0.566 },
+                };
+                Ok(MoveHint {
+                    square,
+                    shape,
+                    tint: LICHESS_HINT,
+                })
+            })
             .collect::<Result<_>>()?,
         check: args.check.as_deref().map(parse_square).transpose()?,
         ..BoardStyle::default()
