@@ -303,29 +303,21 @@ pub fn move_hints(rng: &mut impl RngExt, board: &Board) -> Vec<MoveHint> {
         .into_iter()
         .partition(|sq| board.piece_at(*sq).is_none());
     let mut hints = Vec::new();
-    for (squares, count) in [
-        (&mut empty, rng.random_range(1..=10usize)),
-        (&mut taken, rng.random_range(0..=2usize)),
+    for (squares, count, on_piece) in [
+        (&mut empty, rng.random_range(1..=10usize), false),
+        (&mut taken, rng.random_range(0..=2usize), true),
     ] {
         for _ in 0..count.min(squares.len()) {
             let square = squares.swap_remove(rng.random_range(0..squares.len()));
-            let shape = if board.piece_at(square).is_none() {
-                HintShape::Dot {
-                    radius: if manner == 1 { 0.16 } else { 0.134 } * size,
-                }
-            } else if manner == 1 || (manner == 2 && rng.random_bool(0.5)) {
-                HintShape::Ring {
-                    radius: 0.5,
-                    width: 0.1 * size,
-                }
-            } else {
-                HintShape::Corners {
-                    radius: (0.566 * size).min(0.7),
-                }
+            let shape = match manner {
+                0 => HintShape::lichess(on_piece),
+                1 => HintShape::chesscom(on_piece),
+                _ if on_piece && rng.random_bool(0.5) => HintShape::chesscom(on_piece),
+                _ => HintShape::lichess(on_piece),
             };
             hints.push(MoveHint {
                 square,
-                shape,
+                shape: shape.scaled(size),
                 tint,
             });
         }

@@ -252,6 +252,48 @@ pub enum HintShape {
     },
 }
 
+impl HintShape {
+    /// lichess's marks: a dot of radius 0.134 of the square (19% of the half diagonal) on an
+    /// empty square; around a piece, the square shaded outside 0.566 (80% of the half diagonal).
+    pub fn lichess(on_piece: bool) -> HintShape {
+        if on_piece {
+            HintShape::Corners { radius: 0.566 }
+        } else {
+            HintShape::Dot { radius: 0.134 }
+        }
+    }
+
+    /// chess.com's marks: a dot a third of the square across on an empty square; around a
+    /// piece, a ring a tenth of the square wide along its edge.
+    pub fn chesscom(on_piece: bool) -> HintShape {
+        if on_piece {
+            HintShape::Ring {
+                radius: 0.5,
+                width: 0.1,
+            }
+        } else {
+            HintShape::Dot { radius: 0.16 }
+        }
+    }
+
+    /// The mark `factor` times as large: a dot's radius, a ring's width (its outer edge stays
+    /// at the square's edge), the shaded corners' clear circle (up to 0.7 of the square).
+    pub fn scaled(self, factor: f32) -> HintShape {
+        match self {
+            HintShape::Dot { radius } => HintShape::Dot {
+                radius: radius * factor,
+            },
+            HintShape::Ring { radius, width } => HintShape::Ring {
+                radius,
+                width: width * factor,
+            },
+            HintShape::Corners { radius } => HintShape::Corners {
+                radius: (radius * factor).min(0.7),
+            },
+        }
+    }
+}
+
 /// A move hint: where the selected piece can go, as sites mark it while a piece is picked up.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MoveHint {

@@ -106,17 +106,6 @@ pub fn covered_squares(board: &Rectified) -> [bool; 64] {
         (backgrounds[cell] - own).abs() > UNLIKE_BOARD * contrast
     });
     let flat = |c: usize| rings[c].1 < FLAT * contrast;
-    let neighbours = |cell: usize| {
-        let (col, row) = (cell % 8, cell / 8);
-        [
-            (col > 0).then(|| cell - 1),
-            (col < 7).then(|| cell + 1),
-            (row > 0).then(|| cell - 8),
-            (row < 7).then(|| cell + 8),
-        ]
-        .into_iter()
-        .flatten()
-    };
     let joined = |a: usize, b: usize| {
         flat(a)
             && flat(b)
@@ -129,7 +118,7 @@ pub fn covered_squares(board: &Rectified) -> [bool; 64] {
     let mut panels: [Option<f32>; 64] = [None; 64];
     let mut seen = [false; 64];
     for start in 0..64 {
-        if seen[start] || !neighbours(start).any(|other| joined(start, other)) {
+        if seen[start] || !adjacent(start, false).any(|other| joined(start, other)) {
             continue;
         }
         seen[start] = true;
@@ -137,7 +126,7 @@ pub fn covered_squares(board: &Rectified) -> [bool; 64] {
         let mut next = 0;
         while let Some(&cell) = patch.get(next) {
             next += 1;
-            for other in neighbours(cell) {
+            for other in adjacent(cell, false) {
                 if !seen[other] && joined(cell, other) {
                     seen[other] = true;
                     patch.push(other);
@@ -160,20 +149,25 @@ pub fn covered_squares(board: &Rectified) -> [bool; 64] {
     let under_edge = |cell: usize| {
         let own = if is_light(cell) { light } else { dark };
         panels[cell].is_none()
-            && around(cell).filter_map(|other| panels[other]).any(|panel| {
-                (panel - own).abs() > UNLIKE_BOARD * contrast
-                    && share_near(board, cell, panel, tolerance) >= EDGE_SHARE
-            })
+            && adjacent(cell, true)
+                .filter_map(|other| panels[other])
+                .any(|panel| {
+                    (panel - own).abs() > UNLIKE_BOARD * contrast
+                        && share_near(board, cell, panel, tolerance) >= EDGE_SHARE
+                })
     };
     std::array::from_fn(|cell| covered[cell] || under_edge(cell))
 }
 
-/// The eight squares around `cell` (fewer at the board's edge), in display order.
-fn around(cell: usize) -> impl Iterator<Item = usize> {
+/// The squares beside `cell` (fewer at the board's edge), in display order: the four sharing
+/// an edge with it, and with `diagonal` the four touching its corners too.
+fn adjacent(cell: usize, diagonal: bool) -> impl Iterator<Item = usize> {
     let (col, row) = ((cell % 8) as i32, (cell / 8) as i32);
     (-1..=1)
-        .flat_map(move |dy| (-1..=1).map(move |dx| (col + dx, row + dy)))
-        .filter(move |&(c, r)| (c, r) != (col, row) && (0..8).contains(&c) && (0..8).contains(&r))
+        .flat_map(|dy| (-1..=1).map(move |dx| (dx, dy)))
+        .filter(move |&(dx, dy)| (dx, dy) != (0, 0) && (diagonal || dx == 0 || dy == 0))
+        .map(move |(dx, dy)| (col + dx, row + dy))
+        .filter(|&(c, r)| (0..8).contains(&c) && (0..8).contains(&r))
         .map(|(c, r)| (r * 8 + c) as usize)
 }
 

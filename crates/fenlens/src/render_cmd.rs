@@ -181,13 +181,9 @@ pub fn run(args: RenderArgs) -> Result<ExitCode> {
             .iter()
             .map(|s| {
                 let square = parse_square(s)?;
-                let shape = match setup.board.piece_at(square) {
-                    None => HintShape::Dot { radius: 0.134 },
-                    Some(_) => HintShape::Corners { radius: 0.566 },
-                };
                 Ok(MoveHint {
                     square,
-                    shape,
+                    shape: HintShape::lichess(setup.board.piece_at(square).is_some()),
                     tint: LICHESS_HINT,
                 })
             })
