@@ -12,8 +12,8 @@ use crate::alike::{OVER_COUNT_KEEP, cap_groups, groups, pool};
 use crate::classify::{BoardReading, Classifier};
 use crate::colour::{mean_greys, reconcile};
 use crate::compose::{
-    SquareReading, UNCERTAIN_BELOW, as_displayed, compose_grouped, display_index, flag_implausible,
-    flag_impossible_checks, placement, weigh_by_facts,
+    SquareReading, UNCERTAIN_BELOW, as_displayed, compose_grouped, display_index,
+    flag_doubted_design, flag_implausible, flag_impossible_checks, placement, weigh_by_facts,
 };
 use crate::cover::covered_squares;
 use crate::decode::decode;
@@ -166,6 +166,7 @@ pub struct Recognizer {
     flag_contested: bool,
     cap_groups: bool,
     flag_checks: bool,
+    flag_doubted_designs: bool,
 }
 
 impl Recognizer {
@@ -186,6 +187,7 @@ impl Recognizer {
             flag_contested: true,
             cap_groups: true,
             flag_checks: true,
+            flag_doubted_designs: true,
         }
     }
 
@@ -246,6 +248,14 @@ impl Recognizer {
     /// pipeline without it.
     pub fn with_check_flags(mut self, on: bool) -> Recognizer {
         self.flag_checks = on;
+        self
+    }
+
+    /// Whether the pieces read short of sure are listed as uncertain on a board where several
+    /// pieces are uncertain already (on by default; see
+    /// [`crate::compose::flag_doubted_design`]). Off measures the flags without it.
+    pub fn with_doubted_design_flags(mut self, on: bool) -> Recognizer {
+        self.flag_doubted_designs = on;
         self
     }
 
@@ -374,6 +384,9 @@ impl Recognizer {
         let report = check(fen.as_bytes(), &CheckOptions::default());
         if self.flag_checks {
             flag_impossible_checks(&mut squares, &board, &report.diagnostics);
+        }
+        if self.flag_doubted_designs {
+            flag_doubted_design(&mut squares);
         }
         let fen = report.fen.clone().unwrap_or(fen);
         Ok(Recognition {

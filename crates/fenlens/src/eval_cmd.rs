@@ -87,6 +87,10 @@ pub struct EvalArgs {
     /// this measures the flags without them).
     #[arg(long)]
     no_contested: bool,
+    /// Do not flag the pieces read short of sure (under 0.999) on boards where four or more
+    /// pieces are uncertain already (the default does; this measures the flags without it).
+    #[arg(long)]
+    no_design_doubt: bool,
     /// Do not read the orientation from rank digits inside an edge column (the default does;
     /// this measures the orientation without them).
     #[arg(long)]
@@ -214,6 +218,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         .with_position_prior(!args.no_prior)
         .with_fact_weighing(!args.no_facts)
         .with_contested_flags(!args.no_contested)
+        .with_doubted_design_flags(!args.no_design_doubt)
         .with_rank_digits(!args.no_ranks);
     let bar = progress_bar(entries.len() as u64, "evaluating");
     let started = Instant::now();
