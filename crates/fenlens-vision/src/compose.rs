@@ -781,13 +781,21 @@ mod tests {
         let report = fenlens_fen::check(fen.as_bytes(), &fenlens_fen::CheckOptions::default());
         let board = placement(&readings);
         flag_impossible_checks(&mut readings, &board, &report.diagnostics);
-        let mut flagged: Vec<String> = readings
+        squares_where(&readings, |r| r.implausible)
+    }
+
+    /// The names of the squares whose readings pass `marked`, sorted.
+    fn squares_where(
+        readings: &[SquareReading],
+        marked: impl Fn(&SquareReading) -> bool,
+    ) -> Vec<String> {
+        let mut squares: Vec<String> = readings
             .iter()
-            .filter(|r| r.implausible)
+            .filter(|r| marked(r))
             .map(|r| r.square.to_string())
             .collect();
-        flagged.sort();
-        flagged
+        squares.sort();
+        squares
     }
 
     #[test]
@@ -1178,13 +1186,7 @@ mod tests {
     }
 
     fn doubted(readings: &[SquareReading]) -> Vec<String> {
-        let mut squares: Vec<String> = readings
-            .iter()
-            .filter(|r| r.doubted_design)
-            .map(|r| r.square.to_string())
-            .collect();
-        squares.sort();
-        squares
+        squares_where(readings, |r| r.doubted_design)
     }
 
     const OPENING: &str = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR";
