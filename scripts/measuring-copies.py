@@ -24,6 +24,10 @@ KIND is one of
                  square's corner colour are tinted, so flat themes are exact and textured ones
                  approximate), and 1-2 squares outlined in translucent white (a dragged piece's
                  hover square)
+    tilted       each picture as a camera sees it from below its top edge (a book or screen
+                 photographed at an angle): squashed to 0.5-0.85 of its height and its top
+                 edge shortened to 0.7-0.95 of the bottom's (in turn), on a dark desk, category
+                 `tiltH` with H the height kept
 
 The manifest is copied with the new file names (the truth stays the drawn placement; corners
 move with a crop), so `fenlens eval DEST --verbose` shows what was misread and flagged:
@@ -221,6 +225,67 @@ def marks(i, row, picture, dest):
     return name
 
 
+def solve(rows, values):
+    """The solution of a square linear system (Gaussian elimination with pivoting)."""
+    n = len(values)
+    m = [list(r) + [v] for r, v in zip(rows, values)]
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda r: abs(m[r][col]))
+        m[col], m[pivot] = m[pivot], m[col]
+        for r in range(n):
+            if r != col:
+                f = m[r][col] / m[col][col]
+                m[r] = [a - f * b for a, b in zip(m[r], m[col])]
+    return [m[r][n] / m[r][r] for r in range(n)]
+
+
+def homography(src, dst):
+    """The 8 coefficients (a..h) taking each point of `src` to the matching one of `dst`:
+    x' = (a x + b y + c) / (g x + h y + 1), y' = (d x + e y + f) / (g x + h y + 1)."""
+    rows, values = [], []
+    for (x, y), (u, v) in zip(src, dst):
+        rows.append([x, y, 1, 0, 0, 0, -u * x, -u * y])
+        rows.append([0, 0, 0, x, y, 1, -v * x, -v * y])
+        values += [u, v]
+    return solve(rows, values)
+
+
+def apply(h, point):
+    x, y = point
+    w = h[6] * x + h[7] * y + 1
+    return [(h[0] * x + h[1] * y + h[2]) / w, (h[3] * x + h[4] * y + h[5]) / w]
+
+
+def tilted(i, row, picture, dest):
+    keep = 0.5 + 0.05 * (i % 8)
+    top = 0.7 + 0.05 * (i // 8 % 6)
+    w, h = picture.width, picture.height
+    margin = 0.06 * w
+    out_w, out_h = round(w + 2 * margin), round(h * keep + 2 * margin)
+    inset = w * (1 - top) / 2
+    corners = [(0, 0), (w, 0), (w, h), (0, h)]
+    placed = [
+        (margin + inset, margin),
+        (margin + w - inset, margin),
+        (margin + w, margin + h * keep),
+        (margin, margin + h * keep),
+    ]
+    # PIL wants the map from the new picture back to the old one.
+    back = homography(placed, corners)
+    forward = homography(corners, placed)
+    warped = picture.convert("RGB").transform(
+        (out_w, out_h), Image.PERSPECTIVE, back, Image.BICUBIC, fillcolor=(40, 38, 36)
+    )
+    name = "images/%06d.jpg" % i
+    warped.save(os.path.join(dest, name), quality=90)
+    moved = [apply(forward, c) for c in row["boards"][0]["corners"]]
+    row["category"] = "tilt%.2f" % keep
+    row["width"], row["height"] = out_w, out_h
+    row["corners"] = moved
+    row["boards"][0]["corners"] = moved
+    return name
+
+
 KINDS = {
     "turned": turned,
     "see-through": see_through,
@@ -228,6 +293,7 @@ KINDS = {
     "dialog": dialog,
     "hints": hints,
     "marks": marks,
+    "tilted": tilted,
 }
 
 
