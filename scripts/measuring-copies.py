@@ -28,6 +28,9 @@ KIND is one of
                  photographed at an angle): squashed to 0.5-0.85 of its height and its top
                  edge shortened to 0.7-0.95 of the bottom's (in turn), on a dark desk, category
                  `tiltH` with H the height kept
+    crooked      each picture turned by 3, 6, 10, 15, 20 or 30 degrees (in turn) on a dark
+                 ground 0.3 of its size wider on each side (a photograph taken crooked),
+                 category `rotD`; the first 120 pictures
 
 The manifest is copied with the new file names (the truth stays the drawn placement; corners
 move with a crop), so `fenlens eval DEST --verbose` shows what was misread and flagged:
@@ -39,6 +42,7 @@ move with a crop), so `fenlens eval DEST --verbose` shows what was misread and f
     fenlens eval /tmp/dialog
 """
 import json
+import math
 import os
 import random
 import sys
@@ -286,6 +290,38 @@ def tilted(i, row, picture, dest):
     return name
 
 
+CROOKED_ANGLES = [3, 6, 10, 15, 20, 30]
+CROOKED_COUNT = 120
+
+
+def crooked(i, row, picture, dest):
+    if i >= CROOKED_COUNT:
+        return None
+    degrees = CROOKED_ANGLES[i % len(CROOKED_ANGLES)]
+    picture = picture.convert("RGB")
+    w, h = picture.size
+    margin = int(0.3 * max(w, h))
+    ground = Image.new("RGB", (w + 2 * margin, h + 2 * margin), (45, 45, 48))
+    ground.paste(picture, (margin, margin))
+    turned = ground.rotate(degrees, resample=Image.BICUBIC, fillcolor=(45, 45, 48))
+    # Pillow turns counter-clockwise on the screen (y pointing down) about the centre.
+    cx, cy = ground.width / 2, ground.height / 2
+    t = math.radians(degrees)
+
+    def moved(p):
+        x, y = p[0] + margin - cx, p[1] + margin - cy
+        return [cx + x * math.cos(t) + y * math.sin(t), cy - x * math.sin(t) + y * math.cos(t)]
+
+    corners = [moved(p) for p in row["boards"][0]["corners"]]
+    name = "images/%06d.png" % i
+    turned.save(os.path.join(dest, name))
+    row["category"] = "rot%02d" % degrees
+    row["width"], row["height"] = turned.size
+    row["corners"] = corners
+    row["boards"][0]["corners"] = corners
+    return name
+
+
 KINDS = {
     "turned": turned,
     "see-through": see_through,
@@ -294,6 +330,7 @@ KINDS = {
     "hints": hints,
     "marks": marks,
     "tilted": tilted,
+    "crooked": crooked,
 }
 
 

@@ -44,7 +44,9 @@
 //! another, larger board that scores higher.
 //!
 //! Assumes the board shows at least about a third of its inner corners. Pictures are shrunk to
-//! at most 1024 pixels for the search. When nothing fits: [`VisionError::NoBoard`].
+//! at most 1024 pixels for the search. When nothing fits, the grey picture is searched again
+//! turned by 15, 30 and 45 degrees (a board photographed crooked: the junction detector's boxes
+//! stand upright); when that finds no sure board either: [`VisionError::NoBoard`].
 
 use image::RgbImage;
 use image::imageops::FilterType;
@@ -1161,6 +1163,68 @@ fn search(gray: &[u8], width: usize, height: usize, large_only: bool) -> Option<
     }
 }
 
+/// The turns (degrees) at which the grey picture is searched again when it and its colour
+/// channels give no board: the junction detector's boxes stand upright, so a board turned far
+/// loses most of its junctions (a plain board from about 40 degrees, a crowded one from 8).
+/// Turned back by one of these, a board turned any way stands within 7.5 degrees of upright
+/// or of a quarter turn (which looks the same to the locator).
+const RETRY_TURNS: [f64; 5] = [15.0, -15.0, 30.0, -30.0, 45.0];
+
+/// Searches the grey picture turned by each of [`RETRY_TURNS`] (about its centre, on a canvas
+/// that holds all of it) and gives the first board found that matches [`SURE_MATCHED`] inner
+/// corners, its homography mapped back to the picture as it is. Twenty-sixth session: 120
+/// clean pictures of held-out designs turned by 3-30 degrees on a wider dark ground, 20 at each
+/// angle: boards found at 15 / 20 / 30 degrees 95 / 95 / 60% -> 100%, boards exact over all
+/// 75.0 -> 82.5%. Only pictures in which nothing else found a board pay for it: a 1000x800
+/// picture without one takes 0.29 s instead of 0.06 s.
+fn search_turned(gray: &[u8], width: usize, height: usize) -> Option<Fit> {
+    let side = ((width * width + height * height) as f64).sqrt().ceil() as usize;
+    let mean = gray.iter().map(|&g| g as f64).sum::<f64>() / gray.len().max(1) as f64;
+    let (cx, cy) = (width as f64 / 2.0, height as f64 / 2.0);
+    let centre = side as f64 / 2.0;
+    RETRY_TURNS.iter().find_map(|&degrees| {
+        let (sin, cos) = degrees.to_radians().sin_cos();
+        // Canvas pixel -> picture pixel: turn back about the centres.
+        let to_picture = |x: f64, y: f64| {
+            let (dx, dy) = (x - centre, y - centre);
+            (cx + cos * dx + sin * dy, cy - sin * dx + cos * dy)
+        };
+        let mut turned = vec![mean as u8; side * side];
+        for y in 0..side {
+            for x in 0..side {
+                let (px, py) = to_picture(x as f64 + 0.5, y as f64 + 0.5);
+                let (px, py) = (px - 0.5, py - 0.5);
+                if px < 0.0 || py < 0.0 || px >= (width - 1) as f64 || py >= (height - 1) as f64 {
+                    continue;
+                }
+                let (x0, y0) = (px as usize, py as usize);
+                let (fx, fy) = (px - x0 as f64, py - y0 as f64);
+                let at = |xx: usize, yy: usize| gray[yy * width + xx] as f64;
+                let top = at(x0, y0) * (1.0 - fx) + at(x0 + 1, y0) * fx;
+                let bottom = at(x0, y0 + 1) * (1.0 - fx) + at(x0 + 1, y0 + 1) * fx;
+                turned[y * side + x] = (top * (1.0 - fy) + bottom * fy).round() as u8;
+            }
+        }
+        let fit = search(&turned, side, side, false).filter(|fit| fit.matched >= SURE_MATCHED)?;
+        // The same map as `to_picture`, as a matrix, after the fit's lattice -> canvas map.
+        let back = [
+            cos,
+            sin,
+            cx - cos * centre - sin * centre,
+            -sin,
+            cos,
+            cy + sin * centre - cos * centre,
+            0.0,
+            0.0,
+            1.0,
+        ];
+        Some(Fit {
+            homography: Homography(mul3(&back, &fit.homography.0)),
+            ..fit
+        })
+    })
+}
+
 /// Finds the board in a picture.
 pub fn locate(image: &RgbImage) -> Result<Located, VisionError> {
     let (w, h) = image.dimensions();
@@ -1209,7 +1273,10 @@ pub fn locate(image: &RgbImage) -> Result<Located, VisionError> {
                 }
                 (Some(fit), _) => (fit, luma),
                 (None, Some(found)) => found,
-                (None, None) => return Err(VisionError::NoBoard),
+                (None, None) => (
+                    search_turned(&luma, ww, wh).ok_or(VisionError::NoBoard)?,
+                    luma,
+                ),
             }
         }
     };
@@ -1321,16 +1388,24 @@ mod tests {
     /// `height`), its top edge `top` of that long, `height` pixels above, on a 600x400 desk.
     fn slanted_board(top: f64, height: f64) -> (RgbImage, [[f32; 2]; 4]) {
         let inset = 480.0 * (1.0 - top) / 2.0;
-        let corners = [
-            (60.0 + inset, 40.0),
-            (540.0 - inset, 40.0),
-            (540.0, 40.0 + height),
-            (60.0, 40.0 + height),
-        ];
+        board_at(
+            (600, 400),
+            [
+                (60.0 + inset, 40.0),
+                (540.0 - inset, 40.0),
+                (540.0, 40.0 + height),
+                (60.0, 40.0 + height),
+            ],
+        )
+    }
+
+    /// A flat board whose outer corners (top-left, top-right, bottom-right, bottom-left) stand
+    /// at `corners`, on a desk of `size`.
+    fn board_at(size: (u32, u32), corners: [(f64, f64); 4]) -> (RgbImage, [[f32; 2]; 4]) {
         let board = [(0.0, 0.0), (8.0, 0.0), (8.0, 8.0), (0.0, 8.0)];
         let pairs: Vec<Pair> = board.into_iter().zip(corners).collect();
         let to_board = invert(&Homography::fit(&pairs).unwrap()).unwrap();
-        let image = RgbImage::from_fn(600, 400, |x, y| {
+        let image = RgbImage::from_fn(size.0, size.1, |x, y| {
             let (u, v) = to_board.apply(x as f64 + 0.5, y as f64 + 0.5);
             if !(0.0..8.0).contains(&u) || !(0.0..8.0).contains(&v) {
                 image::Rgb([50, 45, 40])
@@ -1341,6 +1416,38 @@ mod tests {
             }
         });
         (image, corners.map(|(x, y)| [x as f32, y as f32]))
+    }
+
+    #[test]
+    fn a_board_turned_far_is_found_turned_back() {
+        // Turned by 40 degrees either way, the upright boxes of the junction detector find too
+        // few of the board's junctions (it was "no chessboard found"); the search on the
+        // picture turned back finds them.
+        for degrees in [40.0f64, -40.0] {
+            let (sin, cos) = degrees.to_radians().sin_cos();
+            let turn = |(x, y): (f64, f64)| {
+                let (dx, dy) = (x - 350.0, y - 300.0);
+                (350.0 + cos * dx - sin * dy, 300.0 + sin * dx + cos * dy)
+            };
+            let square = [
+                (190.0, 140.0),
+                (510.0, 140.0),
+                (510.0, 460.0),
+                (190.0, 460.0),
+            ];
+            let (image, expected) = board_at((700, 600), square.map(turn));
+            let located = locate(&image).unwrap_or_else(|e| panic!("{degrees}: {e}"));
+            // Which corner is the top-left one of a board turned this far is the locator's
+            // choice; each corner must be one of the board's.
+            for got in located.corners {
+                assert!(
+                    expected.iter().any(
+                        |want| (got[0] - want[0]).abs() < 2.5 && (got[1] - want[1]).abs() < 2.5
+                    ),
+                    "{degrees}: {got:?} not among {expected:?}"
+                );
+            }
+        }
     }
 
     #[test]
