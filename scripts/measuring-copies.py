@@ -28,6 +28,11 @@ KIND is one of
                  photographed at an angle): squashed to 0.5-0.85 of its height and its top
                  edge shortened to 0.7-0.95 of the bottom's (in turn), on a dark desk, category
                  `tiltH` with H the height kept
+    dragged      a piece picked up and dragged, as lichess shows it: its square keeps a ghost
+                 of it at 30% (lichess's .ghost opacity) and the piece itself, whole, stands
+                 0.3-1.2 squares away in a random direction over whatever is there; the truth
+                 stays the position before the move (clean pictures of flat themes only,
+                 where a square's own colour is known from its corner)
     crooked      each picture turned by 3, 6, 10, 15, 20 or 30 degrees (in turn) on a dark
                  ground 0.3 of its size wider on each side (a photograph taken crooked),
                  category `rotD`; the first 120 pictures
@@ -290,6 +295,39 @@ def tilted(i, row, picture, dest):
     return name
 
 
+def dragged(i, row, picture, dest):
+    if row["category"] != "clean" or not row["boards"][0].get("look", "").startswith("flat"):
+        return None
+    left, top, _, _, square = board_box(row)
+    rng = random.Random(i)
+    pieces = displayed_pieces(row)
+    taken = [(col, r) for r in range(8) for col in range(8) if pieces[r][col] != "."]
+    if not taken:
+        return None
+    col, r = rng.choice(taken)
+    picture = picture.convert("RGB")
+    box = tuple(round(v) for v in (left + col * square, top + r * square,
+                                   left + (col + 1) * square, top + (r + 1) * square))
+    cell = picture.crop(box)
+    ground = cell.getpixel((1, 1))
+    # The piece alone: the square's pixels unlike its own colour.
+    mask = Image.new("L", cell.size, 0)
+    for y in range(cell.height):
+        for x in range(cell.width):
+            if sum(abs(a - b) for a, b in zip(cell.getpixel((x, y)), ground)) > 30:
+                mask.putpixel((x, y), 255)
+    ghost = Image.blend(Image.new("RGB", cell.size, ground), cell, 0.3)
+    picture.paste(ghost, box[:2])
+    angle = rng.uniform(0, 2 * math.pi)
+    reach = rng.uniform(0.3, 1.2) * square
+    at = (round(box[0] + reach * math.cos(angle)), round(box[1] + reach * math.sin(angle)))
+    picture.paste(cell, at, mask)
+    row["category"] = "dragged"
+    name = "images/%06d.png" % i
+    picture.save(os.path.join(dest, name))
+    return name
+
+
 CROOKED_ANGLES = [3, 6, 10, 15, 20, 30]
 CROOKED_COUNT = 120
 
@@ -331,6 +369,7 @@ KINDS = {
     "marks": marks,
     "tilted": tilted,
     "crooked": crooked,
+    "dragged": dragged,
 }
 
 
