@@ -83,10 +83,10 @@ pub struct EvalArgs {
     /// third rook; the default does; this measures the flags without it).
     #[arg(long)]
     no_facts: bool,
-    /// Do not flag the squares on which the models of an ensemble disagree (the default does;
-    /// this measures the flags without them).
+    /// Also flag the squares on which the models of an ensemble disagree (the default has not
+    /// since the twenty-sixth session; this measures the flags with them).
     #[arg(long)]
-    no_contested: bool,
+    contested: bool,
     /// Do not flag the pieces read short of sure (under 0.999) on boards where four or more
     /// pieces are uncertain already (the default does; this measures the flags without it).
     #[arg(long)]
@@ -217,7 +217,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         .with_check_flags(!args.no_check_flags)
         .with_position_prior(!args.no_prior)
         .with_fact_weighing(!args.no_facts)
-        .with_contested_flags(!args.no_contested)
+        .with_contested_flags(args.contested)
         .with_doubted_design_flags(!args.no_design_doubt)
         .with_rank_digits(!args.no_ranks);
     let bar = progress_bar(entries.len() as u64, "evaluating");
