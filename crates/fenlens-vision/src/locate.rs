@@ -1267,8 +1267,9 @@ pub fn locate(image: &RgbImage) -> Result<Located, VisionError> {
     // is found with the large boxes, so only they are searched in the channels then (a
     // quarter of the work).
     let by_luma = search(&luma, ww, wh, false);
-    let (best, gray) = match by_luma {
-        Some(fit) if is_sure(&fit) => (fit, luma),
+    // The board found and the channel plane it was found on (`None`: the grey picture).
+    let found: Option<(Fit, Option<Vec<u8>>)> = match by_luma {
+        Some(fit) if is_sure(&fit) => Some((fit, None)),
         _ => {
             let by_channel = (0..3)
                 .filter_map(|channel| {
@@ -1280,31 +1281,33 @@ pub fn locate(image: &RgbImage) -> Result<Located, VisionError> {
                 (Some(fit), Some((other, plane)))
                     if other.spacing > DIFFERENT_BOARD * fit.spacing && other.score > fit.score =>
                 {
-                    (other, plane)
+                    Some((other, Some(plane)))
                 }
-                (Some(fit), _) => (fit, luma),
-                (None, Some(found)) => found,
-                (None, None) => (
-                    search_turned(&luma, ww, wh).ok_or(VisionError::NoBoard)?,
-                    luma,
-                ),
+                (Some(fit), _) => Some((fit, None)),
+                (None, Some((fit, plane))) => Some((fit, Some(plane))),
+                (None, None) => None,
             }
         }
     };
-    // An unsure board may be a crooked one fitted a row off; turned back, it may fit surely.
-    let (best, gray) = if best.matched < SURE_MATCHED {
-        let grey: Vec<u8> = work.pixels().map(|p| self::luma(p.0)).collect();
-        match search_turned(&grey, ww, wh) {
-            Some(turned) if turned.matched >= best.matched + TURNED_BETTER_BY => (turned, grey),
-            _ => (best, gray),
-        }
-    } else {
-        (best, gray)
+    // No board, or an unsure one (a crooked board fitted a row off): turned back, it may fit
+    // surely.
+    let turned = match &found {
+        Some((fit, _)) if fit.matched >= SURE_MATCHED => None,
+        _ => search_turned(&luma, ww, wh),
     };
-    let (homography, edge_in_doubt) = shift_onto_board(best.homography, &gray, ww, wh);
+    let (best, plane) = match (found, turned) {
+        (Some((fit, _)), Some(turned)) if turned.matched >= fit.matched + TURNED_BETTER_BY => {
+            (turned, None)
+        }
+        (Some(found), _) => found,
+        (None, Some(turned)) => (turned, None),
+        (None, None) => return Err(VisionError::NoBoard),
+    };
+    let gray: &[u8] = plane.as_deref().unwrap_or(&luma);
+    let (homography, edge_in_doubt) = shift_onto_board(best.homography, gray, ww, wh);
     // A larger checkered board (draughts' 10x10) is no chessboard, though any 8x8 part of it
     // fits like one.
-    if more_than_eight_lines(&homography, &gray, ww, wh) {
+    if more_than_eight_lines(&homography, gray, ww, wh) {
         return Err(VisionError::NoBoard);
     }
     let corner = |u: f64, v: f64| {
