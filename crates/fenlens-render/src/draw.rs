@@ -3,7 +3,7 @@
 //! The result records exactly where the 8x8 playing area is, so every later transformation can
 //! carry the corners along as ground truth.
 
-use fenlens_fen::shakmaty::{Board, File, Rank, Role, Square};
+use fenlens_fen::shakmaty::{Board, File, Piece, Rank, Role, Square};
 use image::imageops::FilterType;
 use resvg::tiny_skia::{
     self, Color as SkColor, FillRule, GradientStop, Paint, PathBuilder, Pixmap, PixmapPaint, Point,
@@ -141,30 +141,34 @@ pub fn draw_board(
             .collect()
     });
     let inset = (s - piece_px as f32) / 2.0;
-    for (sq, piece) in board {
+    // Draws a piece with its square's top-left corner at display cell (col, row), which may
+    // lie between cells (a dragged piece).
+    let draw_piece = |pixmap: &mut Pixmap, piece: Piece, col: f32, row: f32, opacity: f32| {
         let role = variation.role_stretch[piece.role as usize - 1];
         let [sx, sy] = [0, 1].map(|i| (variation.stretch[i] * role[i]).clamp(0.4, 1.5));
-        let (col, row) = display_cell(sq, style.flipped);
         let index = piece_index(piece);
         let sprite = match &varied {
             Some(varied) => varied[index].as_ref(),
             None => sprites[index].as_ref(),
         };
         if sx == 1.0 && sy == 1.0 {
-            let x = offset + col as f32 * s + inset;
-            let y = offset + row as f32 * s + inset;
+            let x = offset + col * s + inset;
+            let y = offset + row * s + inset;
             pixmap.draw_pixmap(
                 x.round() as i32,
                 y.round() as i32,
                 sprite,
-                &PixmapPaint::default(),
+                &PixmapPaint {
+                    opacity,
+                    ..PixmapPaint::default()
+                },
                 Transform::identity(),
                 None,
             );
         } else {
             // Stretched about the square's centre, keeping the base on the same line.
-            let cx = offset + (col as f32 + 0.5) * s;
-            let bottom = offset + row as f32 * s + inset + piece_px as f32;
+            let cx = offset + (col + 0.5) * s;
+            let bottom = offset + row * s + inset + piece_px as f32;
             let x = cx - piece_px as f32 * sx / 2.0;
             let y = bottom - piece_px as f32 * sy;
             pixmap.draw_pixmap(
@@ -172,6 +176,7 @@ pub fn draw_board(
                 0,
                 sprite,
                 &PixmapPaint {
+                    opacity,
                     quality: tiny_skia::FilterQuality::Bilinear,
                     ..PixmapPaint::default()
                 },
@@ -179,6 +184,15 @@ pub fn draw_board(
                 None,
             );
         }
+    };
+    for (sq, piece) in board {
+        let (col, row) = display_cell(sq, style.flipped);
+        let opacity = style
+            .dragged
+            .iter()
+            .find(|dragged| dragged.from == sq)
+            .map_or(1.0, |dragged| dragged.ghost.clamp(0.0, 1.0));
+        draw_piece(&mut pixmap, piece, col as f32, row as f32, opacity);
     }
 
     let center = |sq: Square| {
@@ -206,6 +220,13 @@ pub fn draw_board(
     }
     for (from, to, tint) in &style.arrows {
         draw_arrow(&mut pixmap, center(*from), center(*to), s, *tint);
+    }
+    for dragged in &style.dragged {
+        if let Some(piece) = board.piece_at(dragged.from) {
+            let (col, row) = display_cell(dragged.from, style.flipped);
+            let [dx, dy] = dragged.offset;
+            draw_piece(&mut pixmap, piece, col as f32 + dx, row as f32 + dy, 1.0);
+        }
     }
     if style.coords == Coords::Outside {
         draw_outside_coords(&mut pixmap, &style.look, style.flipped, offset, s, margin);
@@ -799,8 +820,7 @@ fn stripe_fills(sprite: &mut Pixmap, w: usize, h: usize, white: bool, period: u8
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::style::BoardLook;
-    use fenlens_fen::shakmaty::Piece;
+    use crate::style::{BoardLook, Dragged};
 
     #[test]
     fn piece_variation_recolours_and_reshapes_the_drawings() {
@@ -1006,6 +1026,57 @@ mod tests {
 
     fn start() -> Board {
         Board::new()
+    }
+
+    #[test]
+    fn a_dragged_piece_leaves_a_ghost_and_stands_off_its_square() {
+        let mut board = Board::empty();
+        board.set_piece_at(Square::D5, Piece::from_char('q').unwrap());
+        let dragged = |offset| BoardStyle {
+            dragged: vec![Dragged {
+                from: Square::D5,
+                offset,
+                ghost: 0.3,
+            }],
+            ..BoardStyle::default()
+        };
+        // The darkest grey (sum of channels) over a square's pixels; d5 is x 120-160, y 120-160
+        // on squares of 40, e5 the next to the right, d4 the next below.
+        let darkest = |drawn: &DrawnBoard, col: u32, row: u32| {
+            (col * 40..col * 40 + 40)
+                .flat_map(|x| (row * 40..row * 40 + 40).map(move |y| (x, y)))
+                .map(|(x, y)| {
+                    let p = drawn.pixmap.pixel(x, y).unwrap().demultiply();
+                    p.red() as u32 + p.green() as u32 + p.blue() as u32
+                })
+                .min()
+                .unwrap()
+        };
+        let empty = draw_board(
+            &Board::empty(),
+            &BoardStyle::default(),
+            &PieceSet::builtin(),
+            40,
+        );
+        let light = darkest(&empty, 3, 3);
+        let still = draw_board(&board, &BoardStyle::default(), &PieceSet::builtin(), 40);
+        assert!(darkest(&still, 3, 3) < light / 4, "the queen is black");
+        let moved = draw_board(&board, &dragged([1.0, 0.0]), &PieceSet::builtin(), 40);
+        assert!(
+            darkest(&moved, 3, 3) > darkest(&still, 3, 3) + light / 2,
+            "only a faint ghost stays on d5"
+        );
+        assert!(darkest(&moved, 3, 3) < light, "but it shows");
+        assert_eq!(
+            darkest(&moved, 4, 3),
+            darkest(&still, 3, 3),
+            "the queen stands whole on e5"
+        );
+        let down = draw_board(&board, &dragged([0.0, 0.5]), &PieceSet::builtin(), 40);
+        assert!(
+            darkest(&down, 3, 4) < light / 4,
+            "half a square down, the queen reaches into d4"
+        );
     }
 
     #[test]

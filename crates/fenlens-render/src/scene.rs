@@ -20,8 +20,8 @@ use crate::draw::{DrawnBoard, draw_board, pixmap_to_rgba};
 use crate::pieces::PieceSet;
 use crate::positions::{self, PositionKind, Sampled};
 use crate::style::{
-    ARROW_GREEN, BoardLook, BoardStyle, CHESSCOM_HINT, CHESSCOM_MOVE, Coords, FLAT_THEMES, Hatch,
-    HintShape, LICHESS_HINT, LICHESS_MOVE, MoveHint, Rgb, Tint,
+    ARROW_GREEN, BoardLook, BoardStyle, CHESSCOM_HINT, CHESSCOM_MOVE, Coords, Dragged, FLAT_THEMES,
+    Hatch, HintShape, LICHESS_HINT, LICHESS_MOVE, MoveHint, Rgb, Tint,
 };
 use crate::text::{self, Face, Pen};
 
@@ -323,6 +323,25 @@ pub fn move_hints(rng: &mut impl RngExt, board: &Board) -> Vec<MoveHint> {
         }
     }
     hints
+}
+
+/// Up to `count` pieces caught mid-drag ([`Dragged`]), each a different piece of the board:
+/// its ghost at 0.2-0.5 opacity on its square (lichess draws it at 0.3), the piece itself
+/// 0.3-1.2 squares away in any direction. Fewer on a board with fewer pieces.
+pub fn dragged_pieces(rng: &mut impl RngExt, board: &Board, count: usize) -> Vec<Dragged> {
+    let mut taken: Vec<Square> = board.occupied().into_iter().collect();
+    (0..count.min(taken.len()))
+        .map(|_| {
+            let from = taken.swap_remove(rng.random_range(0..taken.len()));
+            let angle = rng.random_range(0.0..std::f32::consts::TAU);
+            let reach = rng.random_range(0.3..1.2f32);
+            Dragged {
+                from,
+                offset: [reach * angle.cos(), reach * angle.sin()],
+                ghost: rng.random_range(0.2..0.5),
+            }
+        })
+        .collect()
 }
 
 fn truth(
@@ -1058,6 +1077,26 @@ fn small(rng: &mut impl RngExt, library: &Library) -> Sample {
 mod tests {
     use super::*;
     use rand::SeedableRng;
+
+    #[test]
+    fn dragged_pieces_are_pieces_of_the_board_picked_up_once() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(27);
+        let mut board = Board::empty();
+        board.set_piece_at(Square::E1, fenlens_fen::shakmaty::Piece::from_char('K').unwrap());
+        board.set_piece_at(Square::E8, fenlens_fen::shakmaty::Piece::from_char('k').unwrap());
+        assert!(dragged_pieces(&mut rng, &Board::empty(), 2).is_empty());
+        for _ in 0..100 {
+            let dragged = dragged_pieces(&mut rng, &board, 3);
+            assert_eq!(dragged.len(), 2, "no more than the board's pieces");
+            assert_ne!(dragged[0].from, dragged[1].from);
+            for d in &dragged {
+                assert!(board.piece_at(d.from).is_some());
+                let reach = d.offset[0].hypot(d.offset[1]);
+                assert!((0.29..1.21).contains(&reach), "{reach}");
+                assert!((0.2..0.5).contains(&d.ghost), "{}", d.ghost);
+            }
+        }
+    }
 
     #[test]
     fn move_hints_put_dots_on_empty_squares_and_marks_around_pieces() {

@@ -305,6 +305,19 @@ pub struct MoveHint {
     pub tint: Tint,
 }
 
+/// A piece caught while the user drags it: its square keeps a faint ghost of it and the piece
+/// itself, whole, stands off its square over whatever is there (as lichess and chess.com draw
+/// it until the mouse is let go). The position is still the one before the move.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Dragged {
+    /// The square the piece was picked up from.
+    pub from: Square,
+    /// Where the piece stands now, from its square, in squares (x right, y down as displayed).
+    pub offset: [f32; 2],
+    /// The ghost's opacity on its square (lichess: 0.3).
+    pub ghost: f32,
+}
+
 /// Everything that decides how one board is drawn.
 #[derive(Clone, Debug)]
 pub struct BoardStyle {
@@ -325,6 +338,9 @@ pub struct BoardStyle {
     /// Move hints under the pieces: dots on empty squares, rings or shaded corners around
     /// pieces that can be taken.
     pub hints: Vec<MoveHint>,
+    /// Pieces being dragged, drawn over everything else (a screen shows one; training
+    /// draws up to three to see more of them).
+    pub dragged: Vec<Dragged>,
     /// Piece size relative to the square (0.7-1.0).
     pub piece_scale: f32,
     /// A frame around the board, in fractions of a square (0 for none).
@@ -418,6 +434,7 @@ impl Default for BoardStyle {
             arrows: Vec::new(),
             circles: Vec::new(),
             hints: Vec::new(),
+            dragged: Vec::new(),
             piece_scale: 1.0,
             frame: 0.0,
             frame_rgb: [0, 0, 0],

@@ -225,15 +225,28 @@ pub fn board_svg(
     }
     let piece_size = s * style.piece_scale.clamp(0.3, 1.2);
     let inset = (s - piece_size) / 2.0;
-    for (sq, piece) in board {
-        let (x, y) = cell(sq);
+    let image = |out: &mut String, piece, x: f32, y: f32, opacity: f32| {
         let data = STANDARD.encode(pieces.svg_source(piece));
+        let faint = if opacity < 1.0 {
+            format!(r#" opacity="{opacity}""#)
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            r#"<image x="{}" y="{}" width="{piece_size}" height="{piece_size}" href="data:image/svg+xml;base64,{data}"/>"#,
+            r#"<image x="{}" y="{}" width="{piece_size}" height="{piece_size}"{faint} href="data:image/svg+xml;base64,{data}"/>"#,
             x + inset,
             y + inset
         );
+    };
+    for (sq, piece) in board {
+        let (x, y) = cell(sq);
+        let opacity = style
+            .dragged
+            .iter()
+            .find(|dragged| dragged.from == sq)
+            .map_or(1.0, |dragged| dragged.ghost.clamp(0.0, 1.0));
+        image(&mut out, piece, x, y, opacity);
     }
     for (sq, tint) in &style.circles {
         let (x, y) = cell(*sq);
@@ -281,6 +294,13 @@ pub fn board_svg(
             tint.alpha
         );
     }
+    for dragged in &style.dragged {
+        if let Some(piece) = board.piece_at(dragged.from) {
+            let (x, y) = cell(dragged.from);
+            let [dx, dy] = dragged.offset;
+            image(&mut out, piece, x + dx * s, y + dy * s, 1.0);
+        }
+    }
     out.push_str("</svg>\n");
     Ok(out)
 }
@@ -300,6 +320,24 @@ mod tests {
         assert_eq!(svg.matches("<image").count(), 32);
         let tree = resvg::usvg::Tree::from_str(&svg, &resvg::usvg::Options::default()).unwrap();
         assert_eq!(tree.size().width(), 320.0);
+    }
+
+    #[test]
+    fn a_dragged_piece_in_svg_is_a_ghost_and_a_copy_off_its_square() {
+        let style = BoardStyle {
+            dragged: vec![crate::style::Dragged {
+                from: Square::E2,
+                offset: [0.5, -1.0],
+                ghost: 0.3,
+            }],
+            ..BoardStyle::default()
+        };
+        let svg = board_svg(&Board::new(), &style, &PieceSet::builtin(), 40).unwrap();
+        assert_eq!(svg.matches("<image").count(), 33, "32 pieces and the dragged one");
+        assert_eq!(svg.matches(r#"opacity="0.3""#).count(), 1, "one ghost");
+        // e2 is at x 160, y 240 on squares of 40; the copy half a square right, one up.
+        assert!(svg.contains(r#"<image x="180" y="200""#), "{svg}");
+        resvg::usvg::Tree::from_str(&svg, &resvg::usvg::Options::default()).unwrap();
     }
 
     #[test]

@@ -14,7 +14,7 @@ use fenlens_render::GraftedSet;
 use fenlens_render::degrade;
 use fenlens_render::draw::{display_cell, draw_board, pixmap_to_rgba};
 use fenlens_render::positions::{self, Sampled};
-use fenlens_render::scene::{Library, move_hints, screen_style};
+use fenlens_render::scene::{Library, dragged_pieces, move_hints, screen_style};
 use fenlens_render::style::{BoardLook, BoardStyle, Coords, Hatch, PieceVariation, Warp, hsl};
 use image::RgbImage;
 use rand::{RngExt, SeedableRng};
@@ -90,10 +90,19 @@ pub struct DataRecipe {
     /// squares and marks around pieces, as lichess and chess.com draw them while a piece is
     /// picked up, so that a dot reads as an empty square and not as a pawn.
     pub move_hints: bool,
+    /// Pieces caught mid-drag on [`DRAGGED_SHARE`] of the screen boards, one to three a board
+    /// ([`dragged_pieces`]; a screen shows one, more give the network more to learn from): a
+    /// faint ghost on its square, which keeps its piece's class (the position is the one before
+    /// the move), and the piece itself whole 0.3-1.2 squares away, where the squares keep the
+    /// classes of what stands under it.
+    pub dragged: bool,
 }
 
 /// The share of screen boards that get move hints with [`DataRecipe::move_hints`].
 pub const HINTED_SHARE: f64 = 0.2;
+
+/// The share of screen boards with a piece caught mid-drag with [`DataRecipe::dragged`].
+pub const DRAGGED_SHARE: f64 = 0.5;
 
 impl Default for DataRecipe {
     /// The first recipe: strokes changed by a pixel, roles kept in proportion.
@@ -107,6 +116,7 @@ impl Default for DataRecipe {
             pixelate: false,
             erase: false,
             move_hints: false,
+            dragged: false,
         }
     }
 }
@@ -155,6 +165,10 @@ pub fn training_board(
     // Drawn only with the option, so that a seed's boards without it stay as they were.
     if recipe.move_hints && !book && rng.random_bool(HINTED_SHARE) {
         style.hints = move_hints(rng, &sampled.board);
+    }
+    if recipe.dragged && !book && rng.random_bool(DRAGGED_SHARE) {
+        let count = rng.random_range(1..=3);
+        style.dragged = dragged_pieces(rng, &sampled.board, count);
     }
     let sets = &library.piece_sets;
     let pieces = &sets[rng.random_range(0..sets.len())];

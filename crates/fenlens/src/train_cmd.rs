@@ -100,6 +100,12 @@ pub struct TrainArgs {
     /// picked up, so that a dot is read as an empty square; see models/README.md.
     #[arg(long)]
     move_hints: bool,
+    /// Catch 1-3 pieces mid-drag on half of the screen boards: a faint ghost (20-50%
+    /// opacity) on each one's square, read as the piece (the position before the move), and
+    /// the piece itself whole 0.3-1.2 squares away, over squares read as what stands under it;
+    /// see models/README.md.
+    #[arg(long)]
+    dragged: bool,
     /// Threads rendering training boards. 1 (the default) gives the data stream of the shipped
     /// recipe; on a machine with many cores, 2-3 keep the network from waiting on the renderer
     /// (another stream, as deterministic: a seed and a thread count give the same data).
@@ -165,6 +171,7 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
             pixelate: args.pixelate,
             erase: args.erase,
             move_hints: args.move_hints,
+            dragged: args.dragged,
         },
         steps: args.steps,
         boards_per_step: args.boards_per_step,
