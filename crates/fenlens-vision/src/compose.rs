@@ -91,8 +91,9 @@ pub struct SquareReading {
     /// Changed by the composer to satisfy a rule.
     pub changed: bool,
     /// One of more pieces of its kind than games hold, on a board whose side has several
-    /// such pieces (see [`flag_implausible`]), or a king or checker in a check no game can
-    /// reach (see [`flag_impossible_checks`]).
+    /// such pieces (see [`flag_implausible`]), the king the composer kept where several
+    /// squares read as one side's king, or a king or checker in a check no game can reach
+    /// (see [`flag_impossible_checks`]).
     pub implausible: bool,
     /// The classifier's members were at odds about its class (see
     /// [`crate::classify::BoardReading::contested`]).
@@ -257,6 +258,9 @@ pub fn compose_grouped(
                     }
                 }
             }
+            // Which of them is the king is a choice between readings that all said king: the
+            // one kept is as much in doubt as the ones changed.
+            readings[kings[0]].implausible = true;
         } else if kings.is_empty() {
             if let Some(i) = (0..64)
                 .filter(|&i| cheap_within(&readings[i], king, KING_MAX_COST))
@@ -849,6 +853,28 @@ mod tests {
         let board = placement(&readings);
         assert_eq!(board.board_fen().to_string(), "2b1k3/8/8/8/8/8/8/4K3");
         assert!(reading_at(&readings, Square::C8).uncertain());
+    }
+
+    #[test]
+    fn the_king_kept_among_several_is_flagged_too() {
+        // A design whose king reads as a king or a queen (e8: 0.7 / 0.3) and whose bishop reads
+        // as a king more surely (c8: 0.99 / 0.01): the composer keeps c8's king, wrongly.
+        let mut probs = vec![certain(0); 64];
+        probs[60] = certain(6); // e1: White's king, alone and sure
+        probs[4] = two(12, 0.7, 11);
+        probs[2] = two(12, 0.99, 9);
+        let readings = compose(&probs, false);
+        assert_eq!(
+            placement(&readings).board_fen().to_string(),
+            "2k1q3/8/8/8/8/8/8/4K3"
+        );
+        let at = |square| reading_at(&readings, square);
+        assert!(at(Square::E8).changed && at(Square::E8).uncertain());
+        assert!(
+            at(Square::C8).implausible && at(Square::C8).uncertain(),
+            "the king kept is one of two readings of it"
+        );
+        assert!(!at(Square::E1).uncertain(), "a side's only king is left alone");
     }
 
     #[test]
