@@ -1082,8 +1082,14 @@ mod tests {
     fn dragged_pieces_are_pieces_of_the_board_picked_up_once() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(27);
         let mut board = Board::empty();
-        board.set_piece_at(Square::E1, fenlens_fen::shakmaty::Piece::from_char('K').unwrap());
-        board.set_piece_at(Square::E8, fenlens_fen::shakmaty::Piece::from_char('k').unwrap());
+        board.set_piece_at(
+            Square::E1,
+            fenlens_fen::shakmaty::Piece::from_char('K').unwrap(),
+        );
+        board.set_piece_at(
+            Square::E8,
+            fenlens_fen::shakmaty::Piece::from_char('k').unwrap(),
+        );
         assert!(dragged_pieces(&mut rng, &Board::empty(), 2).is_empty());
         for _ in 0..100 {
             let dragged = dragged_pieces(&mut rng, &board, 3);

@@ -333,7 +333,11 @@ mod tests {
             ..BoardStyle::default()
         };
         let svg = board_svg(&Board::new(), &style, &PieceSet::builtin(), 40).unwrap();
-        assert_eq!(svg.matches("<image").count(), 33, "32 pieces and the dragged one");
+        assert_eq!(
+            svg.matches("<image").count(),
+            33,
+            "32 pieces and the dragged one"
+        );
         assert_eq!(svg.matches(r#"opacity="0.3""#).count(), 1, "one ghost");
         // e2 is at x 160, y 240 on squares of 40; the copy half a square right, one up.
         assert!(svg.contains(r#"<image x="180" y="200""#), "{svg}");

@@ -875,7 +875,10 @@ mod tests {
             at(Square::C8).implausible && at(Square::C8).uncertain(),
             "the king kept is one of two readings of it"
         );
-        assert!(!at(Square::E1).uncertain(), "a side's only king is left alone");
+        assert!(
+            !at(Square::E1).uncertain(),
+            "a side's only king is left alone"
+        );
     }
 
     #[test]
@@ -1224,7 +1227,12 @@ mod tests {
         // Four pieces under the flag threshold: the design is doubted. The knight at 0.99 and
         // the queen at 0.995 are then uncertain; the king at 0.9999 and the empty square at
         // 0.99 are not (empty squares are neither counted nor marked).
-        let unsure = [(A2, 0.6), (B2, 0.7), (C8, 0.8), (H7, UNCERTAIN_BELOW - 0.01)];
+        let unsure = [
+            (A2, 0.6),
+            (B2, 0.7),
+            (C8, 0.8),
+            (H7, UNCERTAIN_BELOW - 0.01),
+        ];
         let mut given = unsure.to_vec();
         given.extend([(G1, 0.99), (D1, 0.995), (E5, 0.99)]);
         let mut readings = read_with(OPENING, &given);
