@@ -187,12 +187,13 @@ pub fn draw_board(
     };
     for (sq, piece) in board {
         let (col, row) = display_cell(sq, style.flipped);
-        let opacity = style
-            .dragged
-            .iter()
-            .find(|dragged| dragged.from == sq)
-            .map_or(1.0, |dragged| dragged.ghost.clamp(0.0, 1.0));
-        draw_piece(&mut pixmap, piece, col as f32, row as f32, opacity);
+        draw_piece(
+            &mut pixmap,
+            piece,
+            col as f32,
+            row as f32,
+            style.piece_opacity(sq),
+        );
     }
 
     let center = |sq: Square| {

@@ -421,6 +421,17 @@ impl PieceVariation {
     }
 }
 
+impl BoardStyle {
+    /// The opacity of the piece on `square` where it stands: the ghost's where the piece is
+    /// being dragged ([`BoardStyle::dragged`]), else 1.
+    pub fn piece_opacity(&self, square: Square) -> f32 {
+        self.dragged
+            .iter()
+            .find(|dragged| dragged.from == square)
+            .map_or(1.0, |dragged| dragged.ghost.clamp(0.0, 1.0))
+    }
+}
+
 impl Default for BoardStyle {
     fn default() -> Self {
         BoardStyle {

@@ -241,12 +241,7 @@ pub fn board_svg(
     };
     for (sq, piece) in board {
         let (x, y) = cell(sq);
-        let opacity = style
-            .dragged
-            .iter()
-            .find(|dragged| dragged.from == sq)
-            .map_or(1.0, |dragged| dragged.ghost.clamp(0.0, 1.0));
-        image(&mut out, piece, x, y, opacity);
+        image(&mut out, piece, x, y, style.piece_opacity(sq));
     }
     for (sq, tint) in &style.circles {
         let (x, y) = cell(*sq);
