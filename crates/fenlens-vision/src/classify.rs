@@ -148,16 +148,68 @@ impl SquareNet {
     /// same function as candle's `Conv2d::forward` (a test checks it), several times faster to
     /// train because candle's general convolution and its gradient work tile by tile.
     pub fn forward(&self, input: &Tensor) -> candle_core::Result<Tensor> {
+        self.forward_mixing_styles(input, None)
+    }
+
+    /// Logits for a batch, with the first two layers' feature statistics mixed between the
+    /// samples `mix` pairs (training only; see [`StyleMix`]).
+    pub fn forward_mixing_styles(
+        &self,
+        input: &Tensor,
+        mix: Option<&StyleMix>,
+    ) -> candle_core::Result<Tensor> {
         let (n, _, h, w) = input.dims4()?;
         // One channel: channels-first and channels-last are the same memory.
         let x = input.reshape((n, h, w, 1))?;
-        let x = conv_stride2(&x, &self.conv1)?.relu()?;
-        let x = conv_stride2(&x, &self.conv2)?.relu()?;
+        let mut x = conv_stride2(&x, &self.conv1)?.relu()?;
+        if let Some(mix) = mix {
+            x = mix.apply(&x)?;
+        }
+        let mut x = conv_stride2(&x, &self.conv2)?.relu()?;
+        if let Some(mix) = mix {
+            x = mix.apply(&x)?;
+        }
         let x = conv_stride2(&x, &self.conv3)?.relu()?;
         // The hidden layer's weights read the features channels-first, as candle lays them out.
         let x = x.permute((0, 3, 1, 2))?.flatten_from(1)?;
         let x = self.hidden.forward(&x)?.relu()?;
         self.output.forward(&x)
+    }
+}
+
+/// Feature statistics mixed between samples while training (MixStyle, Zhou et al. 2021): each
+/// sample's per-channel mean and spread over its feature map are replaced by a blend of its own
+/// and its partner's, `lambda` of its own, so that the network learns what a piece is from
+/// features whose overall level and contrast come from another design's drawing.
+pub struct StyleMix {
+    /// For each sample of the batch, the index of the sample whose statistics it borrows.
+    pub partner: Tensor,
+    /// For each sample, the share of its own statistics, shaped `[n, 1, 1, 1]`.
+    pub lambda: Tensor,
+}
+
+impl StyleMix {
+    /// Mixes the statistics of channels-last features `[n, h, w, c]`. The statistics are taken
+    /// as constants (no gradient flows through them), as in the paper.
+    pub fn apply(&self, x: &Tensor) -> candle_core::Result<Tensor> {
+        let mean = x.mean_keepdim(1)?.mean_keepdim(2)?.detach();
+        let centred = x.broadcast_sub(&mean)?;
+        let spread = centred
+            .sqr()?
+            .mean_keepdim(1)?
+            .mean_keepdim(2)?
+            .affine(1.0, 1e-6)?
+            .sqrt()?
+            .detach();
+        let normalized = centred.broadcast_div(&spread)?;
+        let blend = |own: &Tensor| -> candle_core::Result<Tensor> {
+            let theirs = own.index_select(&self.partner, 0)?;
+            own.broadcast_mul(&self.lambda)?
+                .add(&theirs.broadcast_mul(&self.lambda.affine(-1.0, 1.0)?)?)
+        };
+        normalized
+            .broadcast_mul(&blend(&spread)?)?
+            .broadcast_add(&blend(&mean)?)
     }
 }
 
@@ -716,6 +768,63 @@ mod tests {
             "{read_by_four} of 4 read by all"
         );
         assert_ne!(leading, others, "four trainings should differ");
+    }
+
+    /// Per-channel mean and spread of one sample of channels-last features.
+    fn channel_statistics(x: &Tensor, sample: usize) -> Vec<(f32, f32)> {
+        let (_, h, w, c) = x.dims4().unwrap();
+        let values = x
+            .get(sample)
+            .unwrap()
+            .flatten_all()
+            .unwrap()
+            .to_vec1::<f32>()
+            .unwrap();
+        (0..c)
+            .map(|k| {
+                let channel: Vec<f32> = (0..h * w).map(|p| values[p * c + k]).collect();
+                let mean = channel.iter().sum::<f32>() / channel.len() as f32;
+                let var =
+                    channel.iter().map(|v| (v - mean).powi(2)).sum::<f32>() / channel.len() as f32;
+                (mean, var.sqrt())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn style_mix_lends_each_sample_its_partners_statistics() {
+        let device = Device::Cpu;
+        let values: Vec<f32> = (0..2 * 4 * 4 * 3)
+            .map(|i| ((i * 37 % 23) as f32) * if i < 48 { 1.0 } else { 3.0 } + i as f32 * 0.1)
+            .collect();
+        let x = Tensor::from_vec(values, (2, 4, 4, 3), &device).unwrap();
+        let swapped = StyleMix {
+            partner: Tensor::new(&[1u32, 0], &device).unwrap(),
+            lambda: Tensor::zeros((2, 1, 1, 1), DType::F32, &device).unwrap(),
+        };
+        let y = swapped.apply(&x).unwrap();
+        for (own, other) in [(0, 1), (1, 0)] {
+            for ((mean, spread), (want_mean, want_spread)) in channel_statistics(&y, own)
+                .into_iter()
+                .zip(channel_statistics(&x, other))
+            {
+                assert!(
+                    (mean - want_mean).abs() < 1e-3,
+                    "{mean} against {want_mean}"
+                );
+                assert!(
+                    (spread - want_spread).abs() < 1e-3,
+                    "{spread} against {want_spread}"
+                );
+            }
+        }
+        let kept = StyleMix {
+            partner: Tensor::new(&[1u32, 0], &device).unwrap(),
+            lambda: Tensor::ones((2, 1, 1, 1), DType::F32, &device).unwrap(),
+        };
+        let same = kept.apply(&x).unwrap();
+        let difference = (same - &x).unwrap().abs().unwrap().max_all().unwrap();
+        assert!(difference.to_scalar::<f32>().unwrap() < 1e-3);
     }
 
     #[test]

@@ -21,7 +21,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::VisionError;
-use crate::classify::{NetShape, SquareNet, piece_class};
+use crate::classify::{NetShape, SquareNet, StyleMix, piece_class};
 use crate::rectify::{CROP, MARGIN, SQUARE, cut_squares, mirror_crop, rectify};
 
 /// Training settings.
@@ -52,6 +52,9 @@ pub struct TrainOptions {
     /// and the data stream is another one (its seed mixes in the step), so a resumed run does
     /// not repeat the boards its first part saw.
     pub resume: Option<(std::path::PathBuf, usize)>,
+    /// Share of the steps on which the first two layers' feature statistics are mixed between
+    /// squares holding the same piece on different boards ([`StyleMix`]; 0: never).
+    pub mix_style: f64,
 }
 
 /// How the training pictures vary beyond the library's sets and textures.
@@ -470,6 +473,12 @@ pub fn train(
         options.recipe,
         options.render_threads,
     );
+    let mut mix_rng = ChaCha8Rng::seed_from_u64(
+        options
+            .seed
+            .wrapping_mul(0x9e37_79b9)
+            .wrapping_add(first_step as u64),
+    );
     let (mut loss_sum, mut correct, mut seen, mut interval) = (0.0f32, 0usize, 0usize, 0usize);
     for step in first_step..options.steps {
         let progress = step as f64 / options.steps.max(1) as f64;
@@ -481,7 +490,14 @@ pub fn train(
         let n = labels.len();
         let input = Tensor::from_vec(crops, (n, 1, CROP, CROP), &device).map_err(err)?;
         let target = Tensor::from_vec(labels.clone(), n, &device).map_err(err)?;
-        let logits = net.forward(&input).map_err(err)?;
+        let mix = if options.mix_style > 0.0 && mix_rng.random_bool(options.mix_style.min(1.0)) {
+            Some(style_mix(&labels, &mut mix_rng, &device).map_err(err)?)
+        } else {
+            None
+        };
+        let logits = net
+            .forward_mixing_styles(&input, mix.as_ref())
+            .map_err(err)?;
         let loss = loss::cross_entropy(&logits, &target).map_err(err)?;
         optimizer.backward_step(&loss).map_err(err)?;
         loss_sum += loss.to_scalar::<f32>().map_err(err)?;
@@ -514,6 +530,61 @@ pub fn train(
         }
     }
     weights_bytes(&varmap)
+}
+
+/// Pairs every square of a batch with a square holding the same class on another board where
+/// there is one (on its own board otherwise, itself at worst), and draws each one's share of
+/// its own statistics from Beta(0.1, 0.1), which mostly takes one side's whole.
+fn style_mix(
+    labels: &[u32],
+    rng: &mut impl RngExt,
+    device: &Device,
+) -> candle_core::Result<StyleMix> {
+    let board_of = |i: usize| i / 64;
+    let mut by_class: std::collections::HashMap<u32, Vec<usize>> = Default::default();
+    for (i, &label) in labels.iter().enumerate() {
+        by_class.entry(label).or_default().push(i);
+    }
+    let partner: Vec<u32> = labels
+        .iter()
+        .enumerate()
+        .map(|(i, label)| {
+            let same = &by_class[label];
+            let elsewhere: Vec<usize> = same
+                .iter()
+                .copied()
+                .filter(|&j| board_of(j) != board_of(i))
+                .collect();
+            let pool = if elsewhere.is_empty() {
+                same.as_slice()
+            } else {
+                elsewhere.as_slice()
+            };
+            pool[rng.random_range(0..pool.len())] as u32
+        })
+        .collect();
+    let lambda: Vec<f32> = (0..labels.len())
+        .map(|_| symmetric_beta(0.1, rng))
+        .collect();
+    let n = labels.len();
+    Ok(StyleMix {
+        partner: Tensor::from_vec(partner, n, device)?,
+        lambda: Tensor::from_vec(lambda, (n, 1, 1, 1), device)?,
+    })
+}
+
+/// A draw from Beta(a, a) by Johnk's method, in logarithms so that a small `a` cannot
+/// underflow.
+fn symmetric_beta(a: f64, rng: &mut impl RngExt) -> f32 {
+    loop {
+        let u: f64 = rng.random::<f64>().max(f64::MIN_POSITIVE);
+        let v: f64 = rng.random::<f64>().max(f64::MIN_POSITIVE);
+        let (x, y) = (u.ln() / a, v.ln() / a);
+        let top = x.max(y);
+        if top + ((x - top).exp() + (y - top).exp()).ln() <= 0.0 {
+            return (1.0 / (1.0 + (y - x).exp())) as f32;
+        }
+    }
 }
 
 /// The variables' current values as safetensors bytes.
@@ -559,6 +630,7 @@ mod tests {
             render_threads: 1,
             checkpoint: None,
             resume: None,
+            mix_style: 0.0,
         }
     }
 
@@ -572,6 +644,43 @@ mod tests {
                 (name, values.expect("f32 values"))
             })
             .collect()
+    }
+
+    #[test]
+    fn style_partners_hold_the_same_piece_on_another_board() {
+        // Two boards: the first holds classes 0-12 over and over, the second only empty
+        // squares and, on its last square, a white pawn.
+        let mut labels: Vec<u32> = (0..64).map(|i| i % 13).collect();
+        labels.extend(std::iter::repeat_n(0, 63));
+        labels.push(1);
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mix = style_mix(&labels, &mut rng, &Device::Cpu).unwrap();
+        let partner = mix.partner.to_vec1::<u32>().unwrap();
+        for (i, &j) in partner.iter().enumerate() {
+            let j = j as usize;
+            assert_eq!(labels[i], labels[j], "square {i} paired with {j}");
+            let elsewhere = (0..labels.len()).any(|k| k / 64 != i / 64 && labels[k] == labels[i]);
+            assert_eq!(elsewhere, j / 64 != i / 64, "square {i} paired with {j}");
+        }
+        // A knight (class 2) stands only on the first board: paired there.
+        assert!(partner[2] < 64);
+        let lambda = mix.lambda.flatten_all().unwrap().to_vec1::<f32>().unwrap();
+        assert!(lambda.iter().all(|l| (0.0..=1.0).contains(l)));
+    }
+
+    #[test]
+    fn beta_of_a_tenth_mostly_takes_one_side_whole() {
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        let draws: Vec<f32> = (0..4000).map(|_| symmetric_beta(0.1, &mut rng)).collect();
+        assert!(draws.iter().all(|d| (0.0..=1.0).contains(d)));
+        let near_an_end = draws
+            .iter()
+            .filter(|&&d| !(0.05..=0.95).contains(&d))
+            .count();
+        // Beta(0.1, 0.1) puts about 75% of its mass within 0.05 of 0 or 1, symmetrically.
+        assert!((2700..3200).contains(&near_an_end), "{near_an_end}");
+        let low = draws.iter().filter(|&&d| d < 0.5).count();
+        assert!((1800..2200).contains(&low), "{low}");
     }
 
     #[test]

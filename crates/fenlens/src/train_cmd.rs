@@ -106,6 +106,12 @@ pub struct TrainArgs {
     /// see models/README.md.
     #[arg(long)]
     dragged: bool,
+    /// Share of the steps (0-1) on which the first two layers' feature statistics (each
+    /// channel's mean and spread) are mixed between squares holding the same piece on
+    /// different boards (MixStyle), so that the network leans less on one design's strokes and
+    /// shading; see models/README.md.
+    #[arg(long, default_value_t = 0.0, value_name = "SHARE")]
+    mix_style: f64,
     /// Threads rendering training boards. 1 (the default) gives the data stream of the shipped
     /// recipe; on a machine with many cores, 2-3 keep the network from waiting on the renderer
     /// (another stream, as deterministic: a seed and a thread count give the same data).
@@ -152,6 +158,11 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
         shape.hidden,
         shape.multiply_adds()
     );
+    anyhow::ensure!(
+        (0.0..=1.0).contains(&args.mix_style),
+        "--mix-style takes a share of the steps, 0-1 (got {})",
+        args.mix_style
+    );
     let library = load_library(
         args.pieces_root.as_deref(),
         &[],
@@ -181,6 +192,7 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
         render_threads: usize::from(args.render_threads),
         checkpoint: (args.save_every > 0).then(|| (args.output.clone(), args.save_every)),
         resume: args.resume.clone().zip(args.from_step),
+        mix_style: args.mix_style,
     };
     if let Some(parent) = args.output.parent() {
         std::fs::create_dir_all(parent).ok();
