@@ -110,7 +110,7 @@ pub struct TrainArgs {
     /// channel's mean and spread) are mixed between squares holding the same piece on
     /// different boards (MixStyle), so that the network leans less on one design's strokes and
     /// shading; see models/README.md.
-    #[arg(long, default_value_t = 0.0, value_name = "SHARE")]
+    #[arg(long, default_value_t = 0.0, value_name = "SHARE", value_parser = share)]
     mix_style: f64,
     /// Threads rendering training boards. 1 (the default) gives the data stream of the shipped
     /// recipe; on a machine with many cores, 2-3 keep the network from waiting on the renderer
@@ -129,6 +129,16 @@ pub struct TrainArgs {
     /// the same learning-rate schedule.
     #[arg(long, value_name = "STEP", requires = "resume")]
     from_step: Option<usize>,
+}
+
+/// Parses a share, a number from 0 to 1.
+fn share(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(value) if (0.0..=1.0).contains(&value) => Ok(value),
+        _ => Err(format!(
+            "expected a share from 0 to 1, such as 0.5 (got {text})"
+        )),
+    }
 }
 
 /// Runs `fenlens train`.
@@ -157,11 +167,6 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
         shape.channels[2],
         shape.hidden,
         shape.multiply_adds()
-    );
-    anyhow::ensure!(
-        (0.0..=1.0).contains(&args.mix_style),
-        "--mix-style takes a share of the steps, 0-1 (got {})",
-        args.mix_style
     );
     let library = load_library(
         args.pieces_root.as_deref(),
@@ -223,4 +228,19 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
         started.elapsed().as_secs_f32()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_share_is_a_number_from_0_to_1() {
+        assert_eq!(share("0.5"), Ok(0.5));
+        assert_eq!(share("0"), Ok(0.0));
+        assert_eq!(share("1"), Ok(1.0));
+        for bad in ["2", "-0.1", "half", "NaN", ""] {
+            assert!(share(bad).is_err(), "{bad}");
+        }
+    }
 }
