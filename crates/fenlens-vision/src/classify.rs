@@ -202,10 +202,11 @@ impl StyleMix {
             .sqrt()?
             .detach();
         let normalized = centred.broadcast_div(&spread)?;
+        let their_share = self.lambda.affine(-1.0, 1.0)?;
         let blend = |own: &Tensor| -> candle_core::Result<Tensor> {
             let theirs = own.index_select(&self.partner, 0)?;
             own.broadcast_mul(&self.lambda)?
-                .add(&theirs.broadcast_mul(&self.lambda.affine(-1.0, 1.0)?)?)
+                .add(&theirs.broadcast_mul(&their_share)?)
         };
         normalized
             .broadcast_mul(&blend(&spread)?)?
