@@ -151,12 +151,12 @@ impl SquareNet {
         self.forward_mixing_styles(input, None)
     }
 
-    /// Logits for a batch, with the first two layers' feature statistics mixed between the
-    /// samples `mix` pairs (training only; see [`StyleMix`]).
+    /// Logits for a batch, with the first two layers' feature statistics changed by `mix`
+    /// (training only; see [`StyleChange`]).
     pub fn forward_mixing_styles(
         &self,
         input: &Tensor,
-        mix: Option<&StyleMix>,
+        mix: Option<&StyleChange>,
     ) -> candle_core::Result<Tensor> {
         let (n, _, h, w) = input.dims4()?;
         // One channel: channels-first and channels-last are the same memory.
@@ -188,20 +188,79 @@ pub struct StyleMix {
     pub lambda: Tensor,
 }
 
+/// How a training step changes the first two layers' feature statistics.
+pub enum StyleChange {
+    /// Blended with another sample's ([`StyleMix`]).
+    Mix(StyleMix),
+    /// Moved at random by their spread across the batch ([`StyleNoise`]).
+    Noise(StyleNoise),
+}
+
+impl StyleChange {
+    /// Changes the statistics of channels-last features `[n, h, w, c]`.
+    pub fn apply(&self, x: &Tensor) -> candle_core::Result<Tensor> {
+        match self {
+            StyleChange::Mix(mix) => mix.apply(x),
+            StyleChange::Noise(noise) => noise.apply(x),
+        }
+    }
+}
+
+/// Each sample's per-channel mean and spread over a channels-last feature map `[n, h, w, c]`
+/// (shaped `[n, 1, 1, c]`, taken as constants: no gradient flows through them, as in the
+/// papers) and the map normalized by them.
+fn feature_statistics(x: &Tensor) -> candle_core::Result<(Tensor, Tensor, Tensor)> {
+    let mean = x.mean_keepdim(1)?.mean_keepdim(2)?.detach();
+    let centred = x.broadcast_sub(&mean)?;
+    let spread = centred
+        .sqr()?
+        .mean_keepdim(1)?
+        .mean_keepdim(2)?
+        .affine(1.0, 1e-6)?
+        .sqrt()?
+        .detach();
+    let normalized = centred.broadcast_div(&spread)?;
+    Ok((mean, spread, normalized))
+}
+
+/// Feature statistics moved at random while training (DSU, Li et al., "Uncertainty modeling
+/// for out-of-distribution generalization", 2022): each sample's per-channel mean and spread
+/// move by a standard normal draw times how much that statistic varies across the batch, so
+/// that the network meets styles beyond those of the training designs and their blends.
+pub struct StyleNoise {
+    /// Standard normal draws for the means, shaped `[n, 1, 1, c]` for at least the widest
+    /// layer's `c` (a narrower layer takes the first channels' draws).
+    pub mean_draws: Tensor,
+    /// The same for the spreads.
+    pub spread_draws: Tensor,
+}
+
+impl StyleNoise {
+    /// Moves the statistics of channels-last features `[n, h, w, c]`.
+    pub fn apply(&self, x: &Tensor) -> candle_core::Result<Tensor> {
+        let (mean, spread, normalized) = feature_statistics(x)?;
+        let channels = x.dim(3)?;
+        let moved = |own: &Tensor, draws: &Tensor| -> candle_core::Result<Tensor> {
+            let centre = own.mean_keepdim(0)?;
+            let scale = own
+                .broadcast_sub(&centre)?
+                .sqr()?
+                .mean_keepdim(0)?
+                .affine(1.0, 1e-6)?
+                .sqrt()?;
+            own.add(&draws.narrow(3, 0, channels)?.broadcast_mul(&scale)?)
+        };
+        normalized
+            .broadcast_mul(&moved(&spread, &self.spread_draws)?)?
+            .broadcast_add(&moved(&mean, &self.mean_draws)?)
+    }
+}
+
 impl StyleMix {
     /// Mixes the statistics of channels-last features `[n, h, w, c]`. The statistics are taken
     /// as constants (no gradient flows through them), as in the paper.
     pub fn apply(&self, x: &Tensor) -> candle_core::Result<Tensor> {
-        let mean = x.mean_keepdim(1)?.mean_keepdim(2)?.detach();
-        let centred = x.broadcast_sub(&mean)?;
-        let spread = centred
-            .sqr()?
-            .mean_keepdim(1)?
-            .mean_keepdim(2)?
-            .affine(1.0, 1e-6)?
-            .sqrt()?
-            .detach();
-        let normalized = centred.broadcast_div(&spread)?;
+        let (mean, spread, normalized) = feature_statistics(x)?;
         let their_share = self.lambda.affine(-1.0, 1.0)?;
         let blend = |own: &Tensor| -> candle_core::Result<Tensor> {
             let theirs = own.index_select(&self.partner, 0)?;
@@ -825,6 +884,60 @@ mod tests {
         };
         let same = kept.apply(&x).unwrap();
         let difference = (same - &x).unwrap().abs().unwrap().max_all().unwrap();
+        assert!(difference.to_scalar::<f32>().unwrap() < 1e-3);
+    }
+
+    #[test]
+    fn style_noise_moves_each_statistic_by_its_draw_times_its_spread_across_the_batch() {
+        let device = Device::Cpu;
+        let (n, c) = (3, 2);
+        let values: Vec<f32> = (0..n * 4 * 4 * c)
+            .map(|i| ((i * 37 % 23) as f32) * (1.0 + (i / 32) as f32) + i as f32 * 0.1)
+            .collect();
+        let x = Tensor::from_vec(values, (n, 4, 4, c), &device).unwrap();
+        // Draws for more channels than the layer has: it takes the first ones.
+        let draws = |d: &[f32]| Tensor::from_vec(d.to_vec(), (n, 1, 1, 3), &device).unwrap();
+        let mean_draws = [1.0, -0.5, 9.0, 0.0, 2.0, 9.0, -1.5, 0.25, 9.0];
+        let spread_draws = [0.5, 0.0, 9.0, -0.25, 1.0, 9.0, 0.0, 0.5, 9.0];
+        let noise = StyleNoise {
+            mean_draws: draws(&mean_draws),
+            spread_draws: draws(&spread_draws),
+        };
+        let y = noise.apply(&x).unwrap();
+        let before: Vec<Vec<(f32, f32)>> = (0..n).map(|i| channel_statistics(&x, i)).collect();
+        for k in 0..c {
+            // Each statistic's spread across the batch: the population standard deviation.
+            let across = |pick: &dyn Fn(&(f32, f32)) -> f32| {
+                let values: Vec<f32> = before.iter().map(|b| pick(&b[k])).collect();
+                let mean = values.iter().sum::<f32>() / n as f32;
+                (values.iter().map(|v| (v - mean).powi(2)).sum::<f32>() / n as f32).sqrt()
+            };
+            let (mean_scale, spread_scale) = (across(&|s| s.0), across(&|s| s.1));
+            assert!(mean_scale > 0.1 && spread_scale > 0.1);
+            for (i, after) in (0..n).map(|i| channel_statistics(&y, i)).enumerate() {
+                let want_mean = before[i][k].0 + mean_draws[i * 3 + k] * mean_scale;
+                let want_spread = before[i][k].1 + spread_draws[i * 3 + k] * spread_scale;
+                assert!(
+                    (after[k].0 - want_mean).abs() < 1e-3,
+                    "{after:?} {want_mean}"
+                );
+                assert!(
+                    (after[k].1 - want_spread).abs() < 1e-3,
+                    "{after:?} {want_spread}"
+                );
+            }
+        }
+        let zeros = Tensor::zeros((n, 1, 1, 3), DType::F32, &device).unwrap();
+        let still = StyleNoise {
+            mean_draws: zeros.clone(),
+            spread_draws: zeros,
+        };
+        let difference = (still.apply(&x).unwrap() - &x)
+            .unwrap()
+            .abs()
+            .unwrap()
+            .max_all()
+            .unwrap();
         assert!(difference.to_scalar::<f32>().unwrap() < 1e-3);
     }
 

@@ -460,17 +460,40 @@ pub const DOUBTED_DESIGN_BELOW: f32 = 0.999;
 /// (seed 6161), checked on fresh pictures of both (seeds 31337, 4242) and on clean pictures of
 /// the held-out lichess designs (seeds 2026, 777, 5353); the figures are in the model card
 /// ("Doubted designs").
+///
+/// Squares marked before (by [`keep_doubts`]) stay marked.
 pub fn flag_doubted_design(readings: &mut [SquareReading]) {
-    let is_piece = |r: &SquareReading| class_piece(r.class).is_some();
-    let doubted = readings
-        .iter()
-        .filter(|r| is_piece(r) && r.uncertain())
-        .count();
-    if doubted < DOUBTED_DESIGN_FROM {
+    if !design_doubted(readings) {
         return;
     }
-    for r in readings.iter_mut().filter(|r| is_piece(r)) {
-        r.doubted_design = r.confidence() < DOUBTED_DESIGN_BELOW;
+    for r in readings
+        .iter_mut()
+        .filter(|r| class_piece(r.class).is_some())
+    {
+        r.doubted_design |= r.confidence() < DOUBTED_DESIGN_BELOW;
+    }
+}
+
+/// Whether [`DOUBTED_DESIGN_FROM`] or more squares read as pieces are uncertain.
+pub fn design_doubted(readings: &[SquareReading]) -> bool {
+    readings
+        .iter()
+        .filter(|r| class_piece(r.class).is_some() && r.uncertain())
+        .count()
+        >= DOUBTED_DESIGN_FROM
+}
+
+/// Marks as in a doubted design every square of `weighed` (a board composed again with the
+/// position prior weighing more; see [`crate::prior::DOUBTED_WEIGHT`]) that was uncertain in
+/// `first` (the same board composed with the usual weight, its doubted design flagged as
+/// [`flag_doubted_design`] does) or whose class the heavier prior changed: the prior makes
+/// readings surer without the pixels saying more, so its certainty must not hide a square from
+/// the user.
+pub fn keep_doubts(weighed: &mut [SquareReading], first: &[SquareReading]) {
+    let mut first = first.to_vec();
+    flag_doubted_design(&mut first);
+    for (new, old) in weighed.iter_mut().zip(&first) {
+        new.doubted_design |= old.uncertain() || new.class != old.class;
     }
 }
 
@@ -1266,5 +1289,40 @@ mod tests {
         let mut readings = read_with(OPENING, &empties);
         flag_doubted_design(&mut readings);
         assert_eq!(doubted(&readings), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_board_composed_again_keeps_the_first_compositions_doubts() {
+        use Square::*;
+        // Four unsure pieces: the design is doubted.
+        let unsure = [(A2, 0.6), (B2, 0.7), (C8, 0.8), (H7, 0.5)];
+        // The queen on d1, short of sure, is flagged with them.
+        let mut given = unsure.to_vec();
+        given.push((D1, 0.995));
+        let first = read_with(OPENING, &given);
+        assert!(design_doubted(&first));
+        assert!(!design_doubted(&read_with(OPENING, &unsure[..3])));
+        // Composed again, a heavier prior has made the pieces sure and turned the bishop on
+        // c8 into a knight, and the king on e1 (sure before) into a queen.
+        let mut again: Vec<(Square, f32)> = given.iter().map(|&(sq, _)| (sq, 0.9995)).collect();
+        again.push((G1, 0.99));
+        let mut weighed = read_with(OPENING, &again);
+        weighed[C8 as usize].class = piece_class(Some(fenlens_fen::shakmaty::Piece {
+            color: Color::Black,
+            role: Role::Knight,
+        }));
+        weighed[E1 as usize].class = piece_class(Some(fenlens_fen::shakmaty::Piece {
+            color: Color::White,
+            role: Role::Queen,
+        }));
+        assert!(!weighed[A2 as usize].uncertain());
+        keep_doubts(&mut weighed, &first);
+        assert_eq!(doubted(&weighed), ["a2", "b2", "c8", "d1", "e1", "h7"]);
+        // The later flag keeps them, and adds the pieces short of sure.
+        flag_doubted_design(&mut weighed);
+        assert_eq!(
+            doubted(&weighed),
+            ["a2", "b2", "c8", "d1", "e1", "g1", "h7"]
+        );
     }
 }

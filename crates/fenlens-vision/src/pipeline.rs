@@ -12,8 +12,9 @@ use crate::alike::{OVER_COUNT_KEEP, cap_groups, groups, pool};
 use crate::classify::{BoardReading, Classifier};
 use crate::colour::{mean_greys, reconcile};
 use crate::compose::{
-    SquareReading, UNCERTAIN_BELOW, as_displayed, compose_grouped, display_index,
-    flag_doubted_design, flag_implausible, flag_impossible_checks, placement, weigh_by_facts,
+    SquareReading, UNCERTAIN_BELOW, as_displayed, compose_grouped, design_doubted, display_index,
+    flag_doubted_design, flag_implausible, flag_impossible_checks, keep_doubts, placement,
+    weigh_by_facts,
 };
 use crate::cover::covered_squares;
 use crate::decode::decode;
@@ -167,6 +168,7 @@ pub struct Recognizer {
     cap_groups: bool,
     flag_checks: bool,
     flag_doubted_designs: bool,
+    weigh_doubted_by_games: bool,
 }
 
 impl Recognizer {
@@ -188,6 +190,7 @@ impl Recognizer {
             cap_groups: true,
             flag_checks: true,
             flag_doubted_designs: true,
+            weigh_doubted_by_games: true,
         }
     }
 
@@ -261,6 +264,14 @@ impl Recognizer {
     /// [`crate::compose::flag_doubted_design`]). Off measures the flags without it.
     pub fn with_doubted_design_flags(mut self, on: bool) -> Recognizer {
         self.flag_doubted_designs = on;
+        self
+    }
+
+    /// Whether a board whose design the classifier doubts is composed again with the position
+    /// prior weighing more (on by default; see [`crate::prior::DOUBTED_WEIGHT`]). Off measures
+    /// the pipeline without it.
+    pub fn with_doubted_prior(mut self, on: bool) -> Recognizer {
+        self.weigh_doubted_by_games = on;
         self
     }
 
@@ -354,25 +365,40 @@ impl Recognizer {
                 (o.flipped, o.confidence)
             }
         };
-        if self.position_prior {
-            for square in Square::ALL {
-                prior::weigh(&mut probabilities[display_index(square, flipped)], square);
-            }
-        }
-        let mut squares = compose_grouped(&probabilities, flipped, &alike_groups);
+        let unweighed = probabilities.clone();
         let cut_off = cut_off_squares(corners, image.width(), image.height());
         let covered = covered_squares(&rectified);
-        for r in squares.iter_mut() {
-            let cell = display_index(r.square, flipped);
-            r.hidden = cut_off[cell] || covered[cell];
-            r.contested = self.flag_contested
-                && contested.get(cell).copied().unwrap_or(false)
-                && r.confidence() < CONTESTED_SURE_FROM;
-            r.changed |= capped.contains(&cell);
-        }
-        if self.weigh_facts {
-            weigh_by_facts(&mut squares);
-            flag_implausible(&mut squares);
+        let compose_weighing = |weight: f32| {
+            let mut probabilities = unweighed.clone();
+            if self.position_prior {
+                for square in Square::ALL {
+                    prior::weigh_by(
+                        &mut probabilities[display_index(square, flipped)],
+                        square,
+                        weight,
+                    );
+                }
+            }
+            let mut squares = compose_grouped(&probabilities, flipped, &alike_groups);
+            for r in squares.iter_mut() {
+                let cell = display_index(r.square, flipped);
+                r.hidden = cut_off[cell] || covered[cell];
+                r.contested = self.flag_contested
+                    && contested.get(cell).copied().unwrap_or(false)
+                    && r.confidence() < CONTESTED_SURE_FROM;
+                r.changed |= capped.contains(&cell);
+            }
+            if self.weigh_facts {
+                weigh_by_facts(&mut squares);
+                flag_implausible(&mut squares);
+            }
+            squares
+        };
+        let mut squares = compose_weighing(prior::WEIGHT);
+        if self.weigh_doubted_by_games && design_doubted(&squares) {
+            let mut weighed = compose_weighing(prior::DOUBTED_WEIGHT);
+            keep_doubts(&mut weighed, &squares);
+            squares = weighed;
         }
         let board = placement(&squares);
         let castling = match &options.castling {

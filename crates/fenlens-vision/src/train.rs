@@ -21,7 +21,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::VisionError;
-use crate::classify::{NetShape, SquareNet, StyleMix, piece_class};
+use crate::classify::{NetShape, SquareNet, StyleChange, StyleMix, StyleNoise, piece_class};
 use crate::rectify::{CROP, MARGIN, SQUARE, cut_squares, mirror_crop, rectify};
 
 /// Training settings.
@@ -55,6 +55,9 @@ pub struct TrainOptions {
     /// Share of the steps on which the first two layers' feature statistics are mixed between
     /// squares holding the same piece on different boards ([`StyleMix`]; 0: never).
     pub mix_style: f64,
+    /// Share of the steps not mixed on which the same statistics are instead moved at random
+    /// ([`StyleNoise`]; 0: never).
+    pub style_noise: f64,
 }
 
 /// How the training pictures vary beyond the library's sets and textures.
@@ -491,7 +494,13 @@ pub fn train(
         let input = Tensor::from_vec(crops, (n, 1, CROP, CROP), &device).map_err(err)?;
         let target = Tensor::from_vec(labels.clone(), n, &device).map_err(err)?;
         let mix = if options.mix_style > 0.0 && mix_rng.random_bool(options.mix_style.min(1.0)) {
-            Some(style_mix(&labels, &mut mix_rng, &device).map_err(err)?)
+            Some(StyleChange::Mix(
+                style_mix(&labels, &mut mix_rng, &device).map_err(err)?,
+            ))
+        } else if options.style_noise > 0.0 && mix_rng.random_bool(options.style_noise.min(1.0)) {
+            Some(StyleChange::Noise(
+                style_noise(n, &mut mix_rng, &device).map_err(err)?,
+            ))
         } else {
             None
         };
@@ -573,6 +582,36 @@ fn style_mix(
     })
 }
 
+/// The widest layer whose statistics [`StyleNoise`] moves (the second convolution's, 32
+/// channels by default; wider networks are trained with draws for this many and more).
+const MOVED_CHANNELS: usize = 256;
+
+/// Standard normal draws for [`StyleNoise`]: one per sample and channel for the means, and as
+/// many for the spreads.
+fn style_noise(
+    samples: usize,
+    rng: &mut impl RngExt,
+    device: &Device,
+) -> candle_core::Result<StyleNoise> {
+    let mut draws = || -> candle_core::Result<Tensor> {
+        let values: Vec<f32> = (0..samples * MOVED_CHANNELS)
+            .map(|_| standard_normal(rng))
+            .collect();
+        Tensor::from_vec(values, (samples, 1, 1, MOVED_CHANNELS), device)
+    };
+    Ok(StyleNoise {
+        mean_draws: draws()?,
+        spread_draws: draws()?,
+    })
+}
+
+/// A standard normal draw (Box-Muller).
+fn standard_normal(rng: &mut impl RngExt) -> f32 {
+    let u: f64 = rng.random::<f64>().max(f64::MIN_POSITIVE);
+    let v: f64 = rng.random();
+    ((-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()) as f32
+}
+
 /// A draw from Beta(a, a) by Johnk's method, in logarithms so that a small `a` cannot
 /// underflow.
 fn symmetric_beta(a: f64, rng: &mut impl RngExt) -> f32 {
@@ -631,6 +670,7 @@ mod tests {
             checkpoint: None,
             resume: None,
             mix_style: 0.0,
+            style_noise: 0.0,
         }
     }
 
@@ -681,6 +721,22 @@ mod tests {
         assert!((2700..3200).contains(&near_an_end), "{near_an_end}");
         let low = draws.iter().filter(|&&d| d < 0.5).count();
         assert!((1800..2200).contains(&low), "{low}");
+    }
+
+    #[test]
+    fn normal_draws_have_mean_0_and_spread_1() {
+        let mut rng = ChaCha8Rng::seed_from_u64(10);
+        let draws: Vec<f32> = (0..20_000).map(|_| standard_normal(&mut rng)).collect();
+        let mean = draws.iter().sum::<f32>() / draws.len() as f32;
+        let variance = draws.iter().map(|d| (d - mean).powi(2)).sum::<f32>() / draws.len() as f32;
+        assert!(mean.abs() < 0.03, "{mean}");
+        assert!((variance - 1.0).abs() < 0.05, "{variance}");
+        // About 4.6% of a normal's draws lie beyond two spreads.
+        let far = draws.iter().filter(|d| d.abs() > 2.0).count();
+        assert!((700..1150).contains(&far), "{far}");
+        let noise = style_noise(3, &mut rng, &Device::Cpu).unwrap();
+        assert_eq!(noise.mean_draws.dims(), &[3, 1, 1, MOVED_CHANNELS]);
+        assert_eq!(noise.spread_draws.dims(), &[3, 1, 1, MOVED_CHANNELS]);
     }
 
     #[test]

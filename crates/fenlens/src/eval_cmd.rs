@@ -91,6 +91,10 @@ pub struct EvalArgs {
     /// pieces are uncertain already (the default does; this measures the flags without it).
     #[arg(long)]
     no_design_doubt: bool,
+    /// Do not compose such boards again with the position prior weighing more (the default
+    /// does; this measures the pipeline without it).
+    #[arg(long)]
+    no_doubted_prior: bool,
     /// Do not read the orientation from rank digits inside an edge column (the default does;
     /// this measures the orientation without them).
     #[arg(long)]
@@ -219,6 +223,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         .with_fact_weighing(!args.no_facts)
         .with_contested_flags(args.contested)
         .with_doubted_design_flags(!args.no_design_doubt)
+        .with_doubted_prior(!args.no_doubted_prior)
         .with_rank_digits(!args.no_ranks);
     let bar = progress_bar(entries.len() as u64, "evaluating");
     let started = Instant::now();

@@ -112,6 +112,11 @@ pub struct TrainArgs {
     /// shading; see models/README.md.
     #[arg(long, default_value_t = 0.0, value_name = "SHARE", value_parser = share)]
     mix_style: f64,
+    /// Share of the steps not mixed (0-1) on which the same statistics are instead moved at
+    /// random, each by a normal draw times its spread across the batch (DSU), so that the
+    /// network meets styles beyond the training designs' blends; see models/README.md.
+    #[arg(long, default_value_t = 0.0, value_name = "SHARE", value_parser = share)]
+    style_noise: f64,
     /// Threads rendering training boards. 1 (the default) gives the data stream of the shipped
     /// recipe; on a machine with many cores, 2-3 keep the network from waiting on the renderer
     /// (another stream, as deterministic: a seed and a thread count give the same data).
@@ -198,6 +203,7 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
         checkpoint: (args.save_every > 0).then(|| (args.output.clone(), args.save_every)),
         resume: args.resume.clone().zip(args.from_step),
         mix_style: args.mix_style,
+        style_noise: args.style_noise,
     };
     if let Some(parent) = args.output.parent() {
         std::fs::create_dir_all(parent).ok();
