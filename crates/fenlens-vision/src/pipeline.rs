@@ -169,6 +169,7 @@ pub struct Recognizer {
     flag_checks: bool,
     flag_doubted_designs: bool,
     weigh_doubted_by_games: bool,
+    doubted_prior_game_like_from: f32,
 }
 
 impl Recognizer {
@@ -191,6 +192,7 @@ impl Recognizer {
             flag_checks: true,
             flag_doubted_designs: true,
             weigh_doubted_by_games: true,
+            doubted_prior_game_like_from: prior::GAME_LIKE_FROM,
         }
     }
 
@@ -267,11 +269,20 @@ impl Recognizer {
         self
     }
 
-    /// Whether a board whose design the classifier doubts is composed again with the position
-    /// prior weighing more (on by default; see [`crate::prior::DOUBTED_WEIGHT`]). Off measures
-    /// the pipeline without it.
+    /// Whether a board whose design the classifier doubts, and whose first reading looks like a
+    /// game, is composed again with the position prior weighing more (on by default; see
+    /// [`crate::prior::DOUBTED_WEIGHT`] and [`crate::prior::GAME_LIKE_FROM`]). Off measures the
+    /// pipeline without it.
     pub fn with_doubted_prior(mut self, on: bool) -> Recognizer {
         self.weigh_doubted_by_games = on;
+        self
+    }
+
+    /// How game-like ([`crate::prior::game_likeness`]) a doubted board's first composition must
+    /// be for the heavier prior to weigh on it (default [`crate::prior::GAME_LIKE_FROM`];
+    /// `f32::NEG_INFINITY` weighs on every doubted board).
+    pub fn with_doubted_prior_from(mut self, game_likeness: f32) -> Recognizer {
+        self.doubted_prior_game_like_from = game_likeness;
         self
     }
 
@@ -395,7 +406,10 @@ impl Recognizer {
             squares
         };
         let mut squares = compose_weighing(prior::WEIGHT);
-        if self.weigh_doubted_by_games && design_doubted(&squares) {
+        if self.weigh_doubted_by_games
+            && design_doubted(&squares)
+            && prior::game_likeness(&placement(&squares)) >= self.doubted_prior_game_like_from
+        {
             let mut weighed = compose_weighing(prior::DOUBTED_WEIGHT);
             keep_doubts(&mut weighed, &squares);
             squares = weighed;

@@ -88,7 +88,7 @@ pub struct DataRecipe {
     /// times smaller with hard edges and enlarged back by repeating pixels, as the small
     /// bitmaps of old programs and chess fonts look on a large board.
     pub pixelate: bool,
-    /// Part of a square hidden on a quarter of the crops ([`erase_patch`]): a rectangle of
+    /// Part of a square hidden on a quarter of the crops (`erase_patch`): a rectangle of
     /// one random grey covering 3-25% of the square, so that no single part of a piece (a
     /// pawn's head, a bishop's slit, a knight's ear) has to carry its reading alone.
     pub erase: bool,

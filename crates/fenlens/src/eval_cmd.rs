@@ -95,6 +95,11 @@ pub struct EvalArgs {
     /// does; this measures the pipeline without it).
     #[arg(long)]
     no_doubted_prior: bool,
+    /// Weigh the position prior more on a doubted board only when its first reading is at least
+    /// this game-like (the mean log ratio of how often games hold each piece on its square;
+    /// default: the built-in threshold; a large negative number weighs on every doubted board).
+    #[arg(long, allow_hyphen_values = true)]
+    doubted_prior_from: Option<f32>,
     /// Do not read the orientation from rank digits inside an edge column (the default does;
     /// this measures the orientation without them).
     #[arg(long)]
@@ -224,6 +229,10 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         .with_contested_flags(args.contested)
         .with_doubted_design_flags(!args.no_design_doubt)
         .with_doubted_prior(!args.no_doubted_prior)
+        .with_doubted_prior_from(
+            args.doubted_prior_from
+                .unwrap_or(fenlens_vision::prior::GAME_LIKE_FROM),
+        )
         .with_rank_digits(!args.no_ranks);
     let bar = progress_bar(entries.len() as u64, "evaluating");
     let started = Instant::now();
