@@ -103,6 +103,16 @@ pub fn game_likeness(board: &Board) -> f32 {
     }
 }
 
+/// The natural logarithm of how likely games make `board`, its squares counted as independent:
+/// the sum over all 64 squares of the log of how often games hold what the square holds
+/// (empty squares included).
+pub fn log_likelihood(board: &Board) -> f32 {
+    Square::ALL
+        .into_iter()
+        .map(|square| frequency(square, piece_class(board.piece_at(square))).ln())
+        .sum()
+}
+
 /// The share of games holding `class` on `square` ([`GAME_COUNTS`], one added to every count).
 fn frequency(square: Square, class: usize) -> f32 {
     let counts = &GAME_COUNTS[square as usize];
