@@ -115,17 +115,23 @@ pub fn log_likelihood(board: &Board) -> f32 {
 
 /// The share of games holding `class` on `square` ([`GAME_COUNTS`], one added to every count).
 fn frequency(square: Square, class: usize) -> f32 {
-    let counts = &GAME_COUNTS[square as usize];
-    let total = counts.iter().map(|&c| f32::from(c) + 1.0).sum::<f32>();
-    (f32::from(counts[class]) + 1.0) / total
+    FREQUENCY[square as usize][class]
 }
+
+/// [`frequency`] for every square (a1 first) and class, worked out once from [`GAME_COUNTS`].
+static FREQUENCY: std::sync::LazyLock<[[f32; CLASSES]; 64]> = std::sync::LazyLock::new(|| {
+    GAME_COUNTS.map(|counts| {
+        let total = counts.iter().map(|&c| f32::from(c) + 1.0).sum::<f32>();
+        counts.map(|count| (f32::from(count) + 1.0) / total)
+    })
+});
 
 /// Each class's [`frequency`] averaged over the 64 squares.
 static AVERAGE_FREQUENCY: std::sync::LazyLock<[f32; CLASSES]> = std::sync::LazyLock::new(|| {
     let mut average = [0.0f32; CLASSES];
-    for square in Square::ALL {
-        for (class, a) in average.iter_mut().enumerate() {
-            *a += frequency(square, class) / 64.0;
+    for square in FREQUENCY.iter() {
+        for (a, f) in average.iter_mut().zip(square) {
+            *a += f / 64.0;
         }
     }
     average
