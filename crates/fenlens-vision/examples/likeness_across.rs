@@ -1,15 +1,18 @@
-//! Measures [`fenlens_vision::alike::cross_distance`] on pairs of squares of different colours
+//! Measures [`fenlens_vision::alike::cross_distance`] (or, with `TOLERANT=1` set,
+//! [`fenlens_vision::alike::tolerant_cross_distance`]) on pairs of squares of different colours
 //! holding the same piece and different pieces (ground-truth corners and pieces): prints the
-//! distances' percentiles for both, per category.
+//! distances' percentiles for both, per category, and how many pairs fall under three
+//! thresholds (`THRESHOLDS=a,b,c`; 0.1, 0.15 and 0.2 unless set).
 //!
 //! ```sh
 //! cargo run --release -p fenlens-vision --example likeness_across /tmp/held2
+//! TOLERANT=1 THRESHOLDS=0.02,0.03,0.05 cargo run --release -p fenlens-vision --example likeness_across /tmp/held2
 //! ```
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use fenlens_vision::alike::{cross_distance, same_colour};
+use fenlens_vision::alike::{cross_distance, same_colour, tolerant_cross_distance};
 use fenlens_vision::silhouette::silhouettes;
 
 mod common;
@@ -35,7 +38,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let (Some(sa), Some(sb)) = (&outlines[a], &outlines[b]) else {
                     continue;
                 };
-                let d = cross_distance(&truth.rectified, (a, sa), (b, sb));
+                let d = if std::env::var("TOLERANT").is_ok() {
+                    tolerant_cross_distance(&truth.rectified, (a, sa), (b, sb))
+                } else {
+                    cross_distance(&truth.rectified, (a, sa), (b, sb))
+                };
                 let into = if truth.classes[a] == truth.classes[b] {
                     &mut same
                 } else {
@@ -51,11 +58,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .copied()
             .unwrap_or(f32::NAN)
     };
+    let t: Vec<f32> = std::env::var("THRESHOLDS")
+        .ok()
+        .map(|v| v.split(',').filter_map(|x| x.parse().ok()).collect())
+        .filter(|t: &Vec<f32>| t.len() == 3)
+        .unwrap_or(vec![0.1, 0.15, 0.2]);
     for (category, s) in same.iter_mut() {
         let d = different.entry(category.clone()).or_default();
         let under = |v: &Vec<f32>, t: f32| v.iter().filter(|&&x| x < t).count();
         println!(
-            "{category:<12} same {:>6}: p10 {:.3} p50 {:.3} p90 {:.3} | different {:>6}: p0.1 {:.3} p1 {:.3} p10 {:.3} | under 0.1/0.15/0.2: same {}/{}/{} diff {}/{}/{}",
+            "{category:<12} same {:>6}: p10 {:.3} p50 {:.3} p90 {:.3} | different {:>6}: p0.1 {:.3} p1 {:.3} p10 {:.3} | under t: same {}/{}/{} diff {}/{}/{}",
             s.len(),
             pct(s, 0.1),
             pct(s, 0.5),
@@ -64,12 +76,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             pct(d, 0.001),
             pct(d, 0.01),
             pct(d, 0.1),
-            under(s, 0.1),
-            under(s, 0.15),
-            under(s, 0.2),
-            under(d, 0.1),
-            under(d, 0.15),
-            under(d, 0.2)
+            under(s, t[0]),
+            under(s, t[1]),
+            under(s, t[2]),
+            under(d, t[0]),
+            under(d, t[1]),
+            under(d, t[2])
         );
     }
     Ok(())
