@@ -1,6 +1,8 @@
 //! How completely [`fenlens_vision::alike::groups`] joins the copies of one piece (ground-truth
 //! corners and pieces): per category, the share of same-piece pairs in one group and the
-//! different-piece pairs put in one group.
+//! different-piece pairs put in one group. With `SHOW=CATEGORY` it also prints, for each board
+//! of that category whose copies are not all joined, the first pairs left apart and their
+//! distances.
 //!
 //! ```sh
 //! cargo run --release -p fenlens-vision --example group_recall /tmp/fx3
@@ -51,6 +53,49 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         t[3] += 1;
         t[4] += whole as usize;
+        if std::env::var("SHOW").is_ok_and(|c| c == truth.category) && !whole {
+            let mut lines = Vec::new();
+            for a in 0..64 {
+                for b in a + 1..64 {
+                    let (ca, cb) = (truth.classes[a], truth.classes[b]);
+                    if ca == 0
+                        || ca != cb
+                        || (group_of[a] != usize::MAX && group_of[a] == group_of[b])
+                    {
+                        continue;
+                    }
+                    let (Some(sa), Some(sb)) = (&outlines[a], &outlines[b]) else {
+                        continue;
+                    };
+                    let d = if fenlens_vision::alike::same_colour(a, b) {
+                        format!(
+                            "same-colour distance {:.3}",
+                            fenlens_vision::alike::distance(&truth.rectified, a, b)
+                        )
+                    } else {
+                        format!(
+                            "cross {:.3} tolerant {:.3}",
+                            fenlens_vision::alike::cross_distance(
+                                &truth.rectified,
+                                (a, sa),
+                                (b, sb)
+                            ),
+                            fenlens_vision::alike::tolerant_cross_distance(
+                                &truth.rectified,
+                                (a, sa),
+                                (b, sb)
+                            )
+                        )
+                    };
+                    lines.push(format!("  class {ca} cells {a} {b}: {d}"));
+                }
+            }
+            eprintln!(
+                "board: {} unjoined pairs\n{}",
+                lines.len(),
+                lines.iter().take(6).cloned().collect::<Vec<_>>().join("\n")
+            );
+        }
     })?;
     for (category, [same, joined, wrong, boards, whole]) in tally {
         println!(

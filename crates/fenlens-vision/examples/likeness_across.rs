@@ -2,7 +2,8 @@
 //! [`fenlens_vision::alike::tolerant_cross_distance`]) on pairs of squares of different colours
 //! holding the same piece and different pieces (ground-truth corners and pieces): prints the
 //! distances' percentiles for both, per category, and how many pairs fall under three
-//! thresholds (`THRESHOLDS=a,b,c`; 0.1, 0.15 and 0.2 unless set).
+//! thresholds (`THRESHOLDS=a,b,c`; 0.1, 0.15 and 0.2 unless set). `SAME_COLOUR=1` measures
+//! pairs of squares of one colour instead.
 //!
 //! ```sh
 //! cargo run --release -p fenlens-vision --example likeness_across /tmp/held2
@@ -32,7 +33,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .collect();
         for (i, &a) in pieces.iter().enumerate() {
             for &b in &pieces[i + 1..] {
-                if same_colour(a, b) {
+                if same_colour(a, b) != std::env::var("SAME_COLOUR").is_ok() {
                     continue;
                 }
                 let (Some(sa), Some(sb)) = (&outlines[a], &outlines[b]) else {

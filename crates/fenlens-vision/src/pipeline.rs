@@ -8,7 +8,7 @@ use image::RgbImage;
 use serde::Serialize;
 
 use crate::VisionError;
-use crate::alike::{OVER_COUNT_KEEP, cap_groups, groups, pool};
+use crate::alike::{OVER_COUNT_KEEP, cap_groups, groups_read, pool};
 use crate::classify::{BoardReading, Classifier};
 use crate::colour::{mean_greys, reconcile};
 use crate::compose::{
@@ -345,7 +345,7 @@ impl Recognizer {
         let mut capped = Vec::new();
         let mut alike_groups = Vec::new();
         if self.pool_alike {
-            let groups = groups(&rectified, &outlines);
+            let groups = groups_read(&rectified, &outlines, Some(&probabilities));
             pool(&mut probabilities, &groups);
             if self.cap_groups {
                 capped = cap_groups(&mut probabilities, &groups, OVER_COUNT_KEEP);
