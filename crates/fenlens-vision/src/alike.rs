@@ -342,7 +342,8 @@ pub fn alike(board: &Rectified, a: usize, b: usize) -> bool {
 
 /// Groups of [`alike`] squares (display order), each of two or more, each sorted: squares with a
 /// silhouette, joined transitively, squares of two colours where their [`cross_distance`] is
-/// under [`CROSS_ALIKE_BELOW`]. Pairs whose contrasts against their backgrounds differ by
+/// under [`CROSS_ALIKE_BELOW`] or their [`tolerant_cross_distance`] under
+/// [`TOLERANT_ALIKE_BELOW`]. Pairs whose contrasts against their backgrounds differ by
 /// more than twice [`ALIKE_BELOW`] of their sum are not measured (nearly all such pairs are
 /// unlike anyway).
 pub fn groups(board: &Rectified, outlines: &[Option<Silhouette>; 64]) -> Vec<Vec<usize>> {
@@ -358,13 +359,11 @@ pub fn groups_read(
     probabilities: Option<&[[f32; CLASSES]]>,
 ) -> Vec<Vec<usize>> {
     let overlap = |a: usize, b: usize| {
-        probabilities.is_some_and(|p| {
-            p[a].iter()
-                .zip(&p[b])
-                .map(|(x, y)| (x * y).sqrt())
-                .sum::<f32>()
-                >= READINGS_OVERLAP
-        })
+        probabilities
+            .and_then(|p| p.get(a).zip(p.get(b)))
+            .is_some_and(|(pa, pb)| {
+                pa.iter().zip(pb).map(|(x, y)| (x * y).sqrt()).sum::<f32>() >= READINGS_OVERLAP
+            })
     };
     let mut parent: [usize; 64] = std::array::from_fn(|cell| cell);
     fn root(parent: &mut [usize; 64], mut cell: usize) -> usize {
