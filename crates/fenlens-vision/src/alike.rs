@@ -158,6 +158,18 @@ type MaskRows = [u32; SQUARE];
 
 const _: () = assert!(SQUARE <= 32);
 
+/// The columns of a [`MaskRows`] row inside the square's [`EDGE`].
+const INNER_COLUMNS: u32 = ((1u32 << (SQUARE - EDGE)) - 1) & !((1u32 << EDGE) - 1);
+
+/// A mask row moved for alignment `dx` (0-2): bit x of the result is bit x + dx - 1 of `row`.
+fn shifted(row: u32, dx: usize) -> u32 {
+    match dx {
+        0 => row << 1,
+        1 => row,
+        _ => row >> 1,
+    }
+}
+
 fn mask_rows(shape: &Silhouette) -> MaskRows {
     shape.inside.map(|row| {
         (0..SQUARE)
@@ -175,7 +187,6 @@ fn cross_distance_on(
     (a, a_back, a_mask): (usize, f32, &MaskRows),
     (b, b_back, b_mask): (usize, f32, &MaskRows),
 ) -> f32 {
-    let inner_columns: u32 = ((1u32 << (SQUARE - EDGE)) - 1) & !((1u32 << EDGE) - 1);
     let (ax, ay) = cell_origin(a);
     let (bx, by) = cell_origin(b);
     let at = |x: usize, y: usize| board.gray[y * BOARD + x];
@@ -185,14 +196,8 @@ fn cross_distance_on(
         for dx in 0..3 {
             let (mut union, mut inter) = (0u32, 0u32);
             for y in EDGE..SQUARE - EDGE {
-                let row_a = a_mask[y] & inner_columns;
-                let row_b = b_mask[y + dy - 1];
-                // Bit x of the shifted row is bit x + dx - 1 of b's row.
-                let row_b = match dx {
-                    0 => row_b << 1,
-                    1 => row_b,
-                    _ => row_b >> 1,
-                } & inner_columns;
+                let row_a = a_mask[y] & INNER_COLUMNS;
+                let row_b = shifted(b_mask[y + dy - 1], dx) & INNER_COLUMNS;
                 union += (row_a | row_b).count_ones();
                 inter += (row_a & row_b).count_ones();
             }
@@ -283,26 +288,19 @@ fn tolerant_cross_distance_on(
     (a, a_back, a_masks): (usize, f32, &Masks),
     (b, b_back, b_masks): (usize, f32, &Masks),
 ) -> f32 {
-    let inner_columns: u32 = ((1u32 << (SQUARE - EDGE)) - 1) & !((1u32 << EDGE) - 1);
     let (ax, ay) = cell_origin(a);
     let (bx, by) = cell_origin(b);
     let at = |x: usize, y: usize| board.gray[y * BOARD + x];
-    // Bit x of the shifted row is bit x + dx - 1 of b's row.
-    let shift = |row: u32, dx: usize| match dx {
-        0 => row << 1,
-        1 => row,
-        _ => row >> 1,
-    };
     let mut best = f32::INFINITY;
     for dy in 0..3 {
         for dx in 0..3 {
             let (mut union, mut only) = (0u32, 0u32);
             for y in EDGE..SQUARE - EDGE {
                 let sy = y + dy - 1;
-                let row_a = a_masks.exact[y] & inner_columns;
-                let row_b = shift(b_masks.exact[sy], dx) & inner_columns;
+                let row_a = a_masks.exact[y] & INNER_COLUMNS;
+                let row_b = shifted(b_masks.exact[sy], dx) & INNER_COLUMNS;
                 union += (row_a | row_b).count_ones();
-                only += (row_a & !shift(b_masks.grown[sy], dx)).count_ones()
+                only += (row_a & !shifted(b_masks.grown[sy], dx)).count_ones()
                     + (row_b & !a_masks.grown[y]).count_ones();
             }
             if union == 0 {
@@ -315,7 +313,7 @@ fn tolerant_cross_distance_on(
             let (mut unlike, mut contrast) = (0.0f32, 0.0f32);
             for y in EDGE..SQUARE - EDGE {
                 let sy = y + dy - 1;
-                let both = a_masks.core[y] & shift(b_masks.core[sy], dx) & inner_columns;
+                let both = a_masks.core[y] & shifted(b_masks.core[sy], dx) & INNER_COLUMNS;
                 for x in (EDGE..SQUARE - EDGE).filter(|&x| both >> x & 1 == 1) {
                     let ga = at(ax + x, ay + y);
                     let gb = at(bx + x + dx - 1, by + sy);
@@ -379,13 +377,12 @@ pub fn groups_read(
         .collect();
     let tolerant: Vec<Masks> = masks.iter().map(Masks::of).collect();
     // The silhouettes' pixels inside the EDGE, counted from the masks' bits.
-    let inner_bits: u32 = ((1 << (SQUARE - EDGE)) - 1) & !((1 << EDGE) - 1);
     let areas: Vec<u32> = masks
         .iter()
         .map(|rows| {
             rows[EDGE..SQUARE - EDGE]
                 .iter()
-                .map(|row| (row & inner_bits).count_ones())
+                .map(|row| (row & INNER_COLUMNS).count_ones())
                 .sum()
         })
         .collect();
