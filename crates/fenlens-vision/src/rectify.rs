@@ -319,10 +319,7 @@ pub fn cut_squares(board: &Rectified) -> Vec<f32> {
 /// (higher when negative; clamped to the board's margin), normalized like [`cut_squares`]:
 /// `cells.len() * CROP * CROP` values.
 pub fn cut_cells(board: &Rectified, cells: &[usize], dy: isize) -> Vec<f32> {
-    let n = board.gray.len() as f32;
-    let mean = board.gray.iter().sum::<f32>() / n;
-    let var = board.gray.iter().map(|g| (g - mean).powi(2)).sum::<f32>() / n;
-    let scale = 1.0 / (var.sqrt() + 0.05);
+    let (mean, scale) = normalization(board);
     let mut out = Vec::with_capacity(cells.len() * CROP * CROP);
     for &cell in cells {
         let x0 = (cell % 8) * SQUARE;
@@ -339,9 +336,102 @@ pub fn cut_cells(board: &Rectified, cells: &[usize], dy: isize) -> Vec<f32> {
     out
 }
 
+/// The crops of some squares seen from further away: each crop's `CROP` pixels span `zoom`
+/// times as much of the rectified board around the same centre as [`cut_cells`]'s (bilinear,
+/// clamped at the board's edge), so a `zoom` above 1 shows the piece smaller with more of its
+/// surroundings; normalized like [`cut_squares`]. A `zoom` of 1 gives [`cut_cells`]'s crops.
+pub fn cut_cells_zoomed(board: &Rectified, cells: &[usize], zoom: f32) -> Vec<f32> {
+    let (mean, scale) = normalization(board);
+    let at = |x: f32, y: f32| {
+        let x = (x.max(0.0) as usize).min(BOARD - 1);
+        let y = (y.max(0.0) as usize).min(BOARD - 1);
+        board.gray[y * BOARD + x]
+    };
+    let half = CROP as f32 / 2.0;
+    let mut out = Vec::with_capacity(cells.len() * CROP * CROP);
+    for &cell in cells {
+        let centre_x = ((cell % 8) * SQUARE) as f32 + half;
+        let centre_y = ((cell / 8) * SQUARE) as f32 + half;
+        for y in 0..CROP {
+            // Pixel centres are at +0.5: the sample point in pixel-index coordinates.
+            let sy = centre_y + (y as f32 + 0.5 - half) * zoom - 0.5;
+            let (top, down) = (sy.floor(), sy - sy.floor());
+            for x in 0..CROP {
+                let sx = centre_x + (x as f32 + 0.5 - half) * zoom - 0.5;
+                let (left, across) = (sx.floor(), sx - sx.floor());
+                let upper = (1.0 - across) * at(left, top) + across * at(left + 1.0, top);
+                let lower =
+                    (1.0 - across) * at(left, top + 1.0) + across * at(left + 1.0, top + 1.0);
+                let grey = (1.0 - down) * upper + down * lower;
+                out.push((grey - mean) * scale);
+            }
+        }
+    }
+    out
+}
+
+/// The whole board's mean grey and the factor that scales its spread to about 1, which every
+/// crop is normalized by.
+fn normalization(board: &Rectified) -> (f32, f32) {
+    let n = board.gray.len() as f32;
+    let mean = board.gray.iter().sum::<f32>() / n;
+    let var = board.gray.iter().map(|g| (g - mean).powi(2)).sum::<f32>() / n;
+    (mean, 1.0 / (var.sqrt() + 0.05))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A board of a smooth grey ramp with one dark dot at (x, y).
+    fn ramp_with_dot(dot: (usize, usize)) -> Rectified {
+        let mut gray: Vec<f32> = (0..BOARD * BOARD)
+            .map(|i| 0.3 + 0.4 * ((i % BOARD) + i / BOARD) as f32 / (2 * BOARD) as f32)
+            .collect();
+        gray[dot.1 * BOARD + dot.0] = 0.0;
+        Rectified { gray }
+    }
+
+    #[test]
+    fn a_zoom_of_one_cuts_the_plain_crops() {
+        let board = ramp_with_dot((60, 70));
+        let cells = [0, 9, 27, 63];
+        let plain = cut_cells(&board, &cells, 0);
+        let zoomed = cut_cells_zoomed(&board, &cells, 1.0);
+        assert_eq!(plain.len(), zoomed.len());
+        let worst = plain
+            .iter()
+            .zip(&zoomed)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0f32, f32::max);
+        assert!(worst < 1e-4, "largest difference {worst}");
+    }
+
+    #[test]
+    fn a_zoom_above_one_shows_what_lies_beyond_the_crop() {
+        // Cell 9's crop spans x and y 24..56; a dot two pixels outside it at (58, 40) is missing
+        // from the plain crop and, at a zoom of 1.15 (about 36.8 pixels around the centre 40),
+        // inside the zoomed one, near its right edge.
+        let board = ramp_with_dot((58, 40));
+        let darkest = |crop: &[f32]| {
+            crop.iter()
+                .enumerate()
+                .min_by(|a, b| a.1.total_cmp(b.1))
+                .map(|(i, &v)| (i % CROP, i / CROP, v))
+        };
+        let plain = cut_cells(&board, &[9], 0);
+        let zoomed = cut_cells_zoomed(&board, &[9], 1.15);
+        let (.., plain_min) = darkest(&plain).expect("a crop");
+        let (x, y, zoomed_min) = darkest(&zoomed).expect("a crop");
+        assert!(
+            zoomed_min < plain_min - 0.3,
+            "{zoomed_min} against {plain_min}"
+        );
+        assert!(
+            x >= CROP - 2 && (15..=17).contains(&y),
+            "dot seen at ({x}, {y})"
+        );
+    }
 
     #[test]
     fn squares_past_the_pictures_edge_are_cut_off() {

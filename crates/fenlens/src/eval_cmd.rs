@@ -75,6 +75,10 @@ pub struct EvalArgs {
     /// this measures the pipeline without those looks).
     #[arg(long)]
     no_shift: bool,
+    /// Do not look again at unsure squares from further away (the default does where that look
+    /// reads them more surely; this measures the pipeline without it).
+    #[arg(long)]
+    no_zoom: bool,
     /// Do not weigh readings by what each square holds in games (the default does; this
     /// measures the pipeline without that prior).
     #[arg(long)]
@@ -218,7 +222,8 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
     let classifier = load_classifier(&args.model)?;
     let classifier = classifier
         .with_mirror_averaging(!args.no_mirror)
-        .with_shifted_looks(!args.no_shift);
+        .with_shifted_looks(!args.no_shift)
+        .with_zoomed_look(!args.no_zoom);
     let recognizer = Recognizer::with_classifier(classifier)
         .with_symmetry_check(!args.no_symmetry)
         .with_alike_pooling(!args.no_alike)
