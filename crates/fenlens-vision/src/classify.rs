@@ -623,12 +623,13 @@ pub const SHIFT_BELOW: f32 = 0.95;
 pub const ZOOM_BELOW: f32 = 0.999;
 
 /// How much more of the board a zoomed look's crop spans than a plain crop (the piece shown
-/// smaller, with more of its surroundings). Thirty-second session (models/README.md, "A look
-/// from further away"): the held-out four on designs they never saw, boards exactly right,
-/// without the zoomed look / with it at 1.15: chess fonts 29.4 -> 31.4%, foreign designs 56.2
-/// -> 57.5%, held-out lichess designs 79.8 -> 80.5% and 77.3 -> 76.8%. Averaged in always
-/// instead of where it reads more surely: 33.3%, 57.3%, 77.7%, 75.7% (the lichess designs
-/// lose); zooms of 1.1 and 1.2 read the fonts less well (30.3%), 0.9 worse than none.
+/// smaller, with more of its surroundings; about [`crate::rectify::ZOOM_ABOUT_Y`]).
+/// Thirty-second session (models/README.md, "A look from further away"): the held-out four on
+/// designs they never saw, boards exactly right, without the zoomed look / with it: chess fonts
+/// 29.4 -> 32.1%, foreign designs 56.2 -> 57.0%, held-out lichess designs 79.8 -> 80.8% and
+/// 77.3 -> 77.7%. Averaged in always instead of where it reads more surely (zooming about the
+/// centre): 33.3%, 57.3%, 77.7%, 75.7% (the lichess designs lose); zooms of 1.1 and 1.2 read
+/// the fonts less well, 0.9 worse than none.
 pub const ZOOM: f32 = 1.15;
 
 /// Whether `zoomed` reads its squares more surely than `plain`: the sum over the squares of the
