@@ -363,13 +363,13 @@ pub fn cut_cells_zoomed(board: &Rectified, cells: &[usize], zoom: f32) -> Vec<f3
         for y in 0..CROP {
             // Pixel centres are at +0.5: the sample point in pixel-index coordinates.
             let sy = top + ZOOM_ABOUT_Y + (y as f32 + 0.5 - ZOOM_ABOUT_Y) * zoom - 0.5;
-            let (top, down) = (sy.floor(), sy - sy.floor());
+            let (row, down) = (sy.floor(), sy - sy.floor());
             for x in 0..CROP {
                 let sx = centre_x + (x as f32 + 0.5 - half) * zoom - 0.5;
                 let (left, across) = (sx.floor(), sx - sx.floor());
-                let upper = (1.0 - across) * at(left, top) + across * at(left + 1.0, top);
+                let upper = (1.0 - across) * at(left, row) + across * at(left + 1.0, row);
                 let lower =
-                    (1.0 - across) * at(left, top + 1.0) + across * at(left + 1.0, top + 1.0);
+                    (1.0 - across) * at(left, row + 1.0) + across * at(left + 1.0, row + 1.0);
                 let grey = (1.0 - down) * upper + down * lower;
                 out.push((grey - mean) * scale);
             }
