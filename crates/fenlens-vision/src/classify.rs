@@ -421,9 +421,11 @@ impl Classifier {
     /// members, also the squares on whose plain crop they are at odds ([`CONTESTED_BELOW`]).
     pub fn read_board(&self, board: &Rectified) -> Result<BoardReading, VisionError> {
         let (mut rows, contested) = self.looks(&cut_squares(board))?;
-        let unsure: Vec<usize> = (0..rows.len())
-            .filter(|&cell| self.shifted && rows[cell][best_class(&rows[cell])] < SHIFT_BELOW)
-            .collect();
+        let unsure = if self.shifted {
+            cells_under(&rows, SHIFT_BELOW)
+        } else {
+            Vec::new()
+        };
         if !unsure.is_empty() {
             let mut crops = cut_cells(board, &unsure, -1);
             crops.extend(cut_cells(board, &unsure, 1));
@@ -435,9 +437,11 @@ impl Classifier {
                 }
             }
         }
-        let still_unsure: Vec<usize> = (0..rows.len())
-            .filter(|&cell| self.zoomed && rows[cell][best_class(&rows[cell])] < ZOOM_BELOW)
-            .collect();
+        let still_unsure = if self.zoomed {
+            cells_under(&rows, ZOOM_BELOW)
+        } else {
+            Vec::new()
+        };
         if !still_unsure.is_empty() {
             let looks = self.probabilities(&cut_cells_zoomed(board, &still_unsure, ZOOM))?;
             let plain: Vec<[f32; CLASSES]> = still_unsure.iter().map(|&cell| rows[cell]).collect();
@@ -617,6 +621,13 @@ const SURE_ENOUGH: f32 = 0.99;
 /// where none is. Shifting sideways as well read no more boards (77.8%, 72.0%, 76.7%) for twice
 /// the work; sideways alone, or two pixels, read fewer.
 pub const SHIFT_BELOW: f32 = 0.95;
+
+/// The squares whose best class has less than `below`.
+fn cells_under(rows: &[[f32; CLASSES]], below: f32) -> Vec<usize> {
+    (0..rows.len())
+        .filter(|&cell| rows[cell][best_class(&rows[cell])] < below)
+        .collect()
+}
 
 /// Squares whose best class is less likely than this are looked at once more from further away
 /// ([`ZOOM`], [`Classifier::read_board`]).

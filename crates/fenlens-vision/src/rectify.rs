@@ -130,6 +130,15 @@ pub fn mirror_crop(crop: &mut [f32]) {
     }
 }
 
+/// The bilinear blend of four neighbouring grey levels (`grey` at the indices of the top-left,
+/// top-right, bottom-left and bottom-right neighbours), `fx` and `fy` (0-1) of the way from the
+/// top-left one across and down.
+fn blend(grey: &[f32], [i00, i10, i01, i11]: [usize; 4], fx: f32, fy: f32) -> f32 {
+    let top = grey[i00] * (1.0 - fx) + grey[i10] * fx;
+    let bottom = grey[i01] * (1.0 - fx) + grey[i11] * fx;
+    top * (1.0 - fy) + bottom * fy
+}
+
 /// Grey levels (0-1) of the part of a picture that sampling can reach: a window of the picture,
 /// clamped sampling at the picture's edges exactly as if the whole picture were there.
 struct GreyWindow {
@@ -201,10 +210,7 @@ impl GreyWindow {
                 index(px1, py1),
             ]
         };
-        let g = &self.grey;
-        let top = g[i00] * (1.0 - fx) + g[i10] * fx;
-        let bottom = g[i01] * (1.0 - fx) + g[i11] * fx;
-        top * (1.0 - fy) + bottom * fy
+        blend(&self.grey, [i00, i10, i01, i11], fx, fy)
     }
 
     /// Adds the bilinear grey levels at the points (`xs`, `ys`) to `out`, `per_pixel`
@@ -350,10 +356,11 @@ pub const ZOOM_ABOUT_Y: f32 = MARGIN as f32 + 0.75 * SQUARE as f32;
 /// gives [`cut_cells`]'s crops.
 pub fn cut_cells_zoomed(board: &Rectified, cells: &[usize], zoom: f32) -> Vec<f32> {
     let (mean, scale) = normalization(board);
-    let at = |x: f32, y: f32| {
+    // The index of the board pixel at column `x` and row `y` (whole numbers), clamped to the board.
+    let index = |x: f32, y: f32| {
         let x = (x.max(0.0) as usize).min(BOARD - 1);
         let y = (y.max(0.0) as usize).min(BOARD - 1);
-        board.gray[y * BOARD + x]
+        y * BOARD + x
     };
     let half = CROP as f32 / 2.0;
     let mut out = Vec::with_capacity(cells.len() * CROP * CROP);
@@ -367,10 +374,13 @@ pub fn cut_cells_zoomed(board: &Rectified, cells: &[usize], zoom: f32) -> Vec<f3
             for x in 0..CROP {
                 let sx = centre_x + (x as f32 + 0.5 - half) * zoom - 0.5;
                 let (left, across) = (sx.floor(), sx - sx.floor());
-                let upper = (1.0 - across) * at(left, row) + across * at(left + 1.0, row);
-                let lower =
-                    (1.0 - across) * at(left, row + 1.0) + across * at(left + 1.0, row + 1.0);
-                let grey = (1.0 - down) * upper + down * lower;
+                let neighbours = [
+                    index(left, row),
+                    index(left + 1.0, row),
+                    index(left, row + 1.0),
+                    index(left + 1.0, row + 1.0),
+                ];
+                let grey = blend(&board.gray, neighbours, across, down);
                 out.push((grey - mean) * scale);
             }
         }
