@@ -666,6 +666,9 @@ fn vary_sprite(sprite: &Pixmap, white: bool, variation: &PieceVariation) -> Pixm
     for _ in 0..passes {
         out = shift_strokes(&out, w, h, variation.stroke > 0);
     }
+    if variation.silhouette {
+        outline_only(&mut out, w, h, white);
+    }
     if variation.stripe_period > 0 && variation.stripes_on[usize::from(!white)] {
         stripe_fills(&mut out, w, h, white, variation.stripe_period);
     }
@@ -697,6 +700,32 @@ fn vary_sprite(sprite: &Pixmap, white: bool, variation: &PieceVariation) -> Pixm
         }
     }
     out
+}
+
+/// A drawing reduced to its outline: the pixels within a rim of about a twenty-fourth of its
+/// width (at least one pixel) of its edge turn black, the rest white on a white piece and black
+/// on a black one; the coverage (alpha) stays as drawn.
+fn outline_only(sprite: &mut Pixmap, w: usize, h: usize, white: bool) {
+    let rim = (w / 24).max(1) as isize;
+    let alpha: Vec<u8> = sprite.data().chunks_exact(4).map(|px| px[3]).collect();
+    let solid = |x: isize, y: isize| {
+        x >= 0
+            && y >= 0
+            && (x as usize) < w
+            && (y as usize) < h
+            && alpha[y as usize * w + x as usize] >= 128
+    };
+    let dst = sprite.data_mut();
+    for y in 0..h as isize {
+        for x in 0..w as isize {
+            let i = (y as usize * w + x as usize) * 4;
+            let a = dst[i + 3];
+            let inside =
+                white && (-rim..=rim).all(|dy| (-rim..=rim).all(|dx| solid(x + dx, y + dy)));
+            let grey = if inside { a } else { 0 };
+            dst[i..i + 3].fill(grey);
+        }
+    }
 }
 
 /// A drawing bent by `warp`: each pixel takes the (premultiplied) colour at a point moved by
@@ -944,6 +973,57 @@ mod tests {
         assert!((after / before - 1.0).abs() < 0.25, "{before} -> {after}");
         let none = vary_sprite(pawn, false, &warp(0.0));
         assert!(none.data() == pawn.data());
+    }
+
+    #[test]
+    fn silhouettes_keep_the_outline_and_lose_the_insides() {
+        let set = PieceSet::builtin();
+        let sprites = set.sprites(48);
+        let outline = PieceVariation {
+            silhouette: true,
+            ..PieceVariation::default()
+        };
+        for piece in ['Q', 'q'] {
+            let drawn = &sprites[piece_index(Piece::from_char(piece).unwrap())];
+            let white = piece == 'Q';
+            let flat = vary_sprite(drawn, white, &outline);
+            // The coverage stays as drawn.
+            assert!(
+                drawn
+                    .pixels()
+                    .iter()
+                    .zip(flat.pixels())
+                    .all(|(a, b)| a.alpha() == b.alpha())
+            );
+            let opaque: Vec<_> = flat.pixels().iter().filter(|p| p.alpha() == 255).collect();
+            let light = opaque.iter().filter(|p| p.red() == 255).count();
+            let dark = opaque.iter().filter(|p| p.red() == 0).count();
+            // Only two greys, black and white, where the drawing is opaque.
+            assert_eq!(light + dark, opaque.len());
+            if white {
+                // A light fill inside a dark rim: more light than dark, and the drawing's
+                // inner lines gone (the queen as drawn has dark pixels well inside it).
+                assert!(light > dark && dark > 0, "{light} light, {dark} dark");
+                let inner_dark = |p: &Pixmap| {
+                    (8..40)
+                        .flat_map(|y| (8..40).map(move |x| (x, y)))
+                        .filter(|&(x, y)| {
+                            (-2..=2).all(|d: i32| {
+                                [(x as i32 + d, y as i32), (x as i32, y as i32 + d)]
+                                    .iter()
+                                    .all(|&(u, v)| {
+                                        p.pixel(u as u32, v as u32).unwrap().alpha() == 255
+                                    })
+                            }) && p.pixel(x, y).unwrap().red() < 128
+                        })
+                        .count()
+                };
+                assert!(inner_dark(drawn) > 0);
+                assert!(inner_dark(&flat) < inner_dark(drawn));
+            } else {
+                assert_eq!(light, 0);
+            }
+        }
     }
 
     #[test]

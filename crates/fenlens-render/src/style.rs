@@ -383,6 +383,10 @@ pub struct PieceVariation {
     /// edges, then enlarged back by repeating pixels (1 or less: as drawn), like the small
     /// bitmaps of old chess programs and fonts shown on a large board.
     pub pixelate: f32,
+    /// Drawings reduced to their outline: every inner line and shade gone, white pieces a
+    /// light fill inside a dark rim, black pieces solid dark; so that a piece is told by its
+    /// outline where a design's insides (hatching, gloss, ornaments) are like no other's.
+    pub silhouette: bool,
 }
 
 /// A smooth bending of a drawing: each pixel is taken from a point moved along two sine waves,
@@ -410,6 +414,7 @@ impl Default for PieceVariation {
             shade: 0.0,
             warp: Warp::default(),
             pixelate: 0.0,
+            silhouette: false,
         }
     }
 }

@@ -88,6 +88,11 @@ pub struct DataRecipe {
     /// times smaller with hard edges and enlarged back by repeating pixels, as the small
     /// bitmaps of old programs and chess fonts look on a large board.
     pub pixelate: bool,
+    /// Drawings reduced to their outline on a third of the varied boards (a sixth of all):
+    /// white pieces a light fill inside a dark rim, black pieces solid dark, every inner line,
+    /// hatching and shade gone (`PieceVariation::silhouette`), so that a piece is told by its
+    /// outline where an unseen design's insides are like no known design's.
+    pub silhouettes: bool,
     /// Part of a square hidden on a quarter of the crops (`erase_patch`): a rectangle of
     /// one random grey covering 3-25% of the square, so that no single part of a piece (a
     /// pawn's head, a bishop's slit, a knight's ear) has to carry its reading alone.
@@ -120,6 +125,7 @@ impl Default for DataRecipe {
             fill_patterns: false,
             warp: false,
             pixelate: false,
+            silhouettes: false,
             erase: false,
             move_hints: false,
             dragged: false,
@@ -368,6 +374,9 @@ fn piece_variation(rng: &mut impl RngExt, recipe: &DataRecipe) -> PieceVariation
     }
     if recipe.pixelate && rng.random_bool(1.0 / 3.0) {
         variation.pixelate = rng.random_range(1.5..3.5);
+    }
+    if recipe.silhouettes && rng.random_bool(1.0 / 3.0) {
+        variation.silhouette = true;
     }
     variation
 }
@@ -810,6 +819,11 @@ mod tests {
     }
 
     #[test]
+    fn silhouettes_reduce_a_share_of_the_designs_to_their_outline() {
+        about_a_third(|r| r.silhouettes = true, 10, |v| v.silhouette);
+    }
+
+    #[test]
     fn erase_hides_one_flat_rectangle_inside_the_square_of_a_quarter_of_the_crops() {
         let library = Library::builtin();
         let recipe = DataRecipe {
@@ -851,7 +865,11 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(9);
         let plain = (0..400).all(|_| {
             let v = piece_variation(&mut rng, &DataRecipe::default());
-            v.stripe_period == 0 && v.shade == 0.0 && v.warp == Warp::default() && v.pixelate == 0.0
+            v.stripe_period == 0
+                && v.shade == 0.0
+                && v.warp == Warp::default()
+                && v.pixelate == 0.0
+                && !v.silhouette
         });
         assert!(plain);
     }

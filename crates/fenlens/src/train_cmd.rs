@@ -90,6 +90,11 @@ pub struct TrainArgs {
     /// bitmaps look on a large board; see models/README.md.
     #[arg(long)]
     pixelate: bool,
+    /// Reduce the pieces to their outline on a sixth of the training boards (white pieces a
+    /// light fill inside a dark rim, black pieces solid dark), so that a piece is told by its
+    /// outline where a design's insides are unlike any known one's; see models/README.md.
+    #[arg(long)]
+    silhouettes: bool,
     /// Hide part of the square on a quarter of the training crops (random erasing: a flat
     /// grey rectangle over 3-25% of it), so that no single part of a piece has to carry its
     /// reading alone; see models/README.md.
@@ -190,6 +195,7 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
             fill_patterns: args.fill_patterns,
             warp: args.warp,
             pixelate: args.pixelate,
+            silhouettes: args.silhouettes,
             erase: args.erase,
             move_hints: args.move_hints,
             dragged: args.dragged,
