@@ -36,6 +36,9 @@ KIND is one of
     crooked      each picture turned by 3, 6, 10, 15, 20 or 30 degrees (in turn) on a dark
                  ground 0.3 of its size wider on each side (a photograph taken crooked),
                  category `rotD`; the first 120 pictures
+    thumbnails   game positions of the clean and overlay pictures shrunk (Lanczos) until the
+                 board is 64, 96 or 128 pixels wide (in turn), as sites show games in lists
+                 and previews, category `thumbN` with N the board's width
 
 The manifest is copied with the new file names (the truth stays the drawn placement; corners
 move with a crop), so `fenlens eval DEST --verbose` shows what was misread and flagged:
@@ -360,6 +363,28 @@ def crooked(i, row, picture, dest):
     return name
 
 
+THUMBNAIL_SIDES = (64, 96, 128)
+
+
+def thumbnails(i, row, picture, dest):
+    if row["category"] not in ("clean", "overlay") or row["boards"][0]["position"] != "game":
+        return None
+    left, top, right, bottom, square = board_box(row)
+    side = THUMBNAIL_SIDES[i % len(THUMBNAIL_SIDES)]
+    scale = side / (right - left)
+    picture = picture.convert("RGB")
+    size = (max(1, round(picture.width * scale)), max(1, round(picture.height * scale)))
+    small = picture.resize(size, Image.LANCZOS)
+    name = "images/%06d.png" % i
+    small.save(os.path.join(dest, name))
+    corners = [[x * scale, y * scale] for x, y in row["boards"][0]["corners"]]
+    row["category"] = "thumb%d" % side
+    row["width"], row["height"] = small.size
+    row["corners"] = corners
+    row["boards"][0]["corners"] = corners
+    return name
+
+
 KINDS = {
     "turned": turned,
     "see-through": see_through,
@@ -370,6 +395,7 @@ KINDS = {
     "tilted": tilted,
     "crooked": crooked,
     "dragged": dragged,
+    "thumbnails": thumbnails,
 }
 
 

@@ -522,6 +522,9 @@ fn axis_votes(junctions: &[Junction]) -> Vec<Hypothesis> {
     out
 }
 
+/// The largest lattice index a junction may take: no picture holds ten thousand squares across.
+const MAX_LATTICE_INDEX: f32 = 10_000.0;
+
 /// Indexes junctions on the lattice given by `to_lattice` (pixel → fractional index); returns
 /// (index, junction) pairs within `tolerance` of a lattice point with consistent polarity.
 fn index_junctions(
@@ -534,7 +537,10 @@ fn index_junctions(
         .filter_map(|j| {
             let (u, v) = to_lattice(j.x, j.y);
             let (i, k) = (u.round(), v.round());
-            ((u - i).abs() < tolerance && (v - k).abs() < tolerance)
+            // A degenerate mapping throws junctions far off (or to infinity and NaN), where
+            // rounding says nothing and the indices would not fit the sums below.
+            let near = i.abs() <= MAX_LATTICE_INDEX && k.abs() <= MAX_LATTICE_INDEX;
+            (near && (u - i).abs() < tolerance && (v - k).abs() < tolerance)
                 .then_some(((i as i32, k as i32), *j))
         })
         .collect();
@@ -573,7 +579,8 @@ fn best_window(indexed: &[((i32, i32), Junction)]) -> Option<((i32, i32), f32, u
         kmin = kmin.min(*k);
         kmax = kmax.max(*k);
     }
-    if (imax - imin) > 300 || (kmax - kmin) > 300 {
+    // In i64: indices of a degenerate fit can lie near i32's ends, where the difference wraps.
+    if i64::from(imax) - i64::from(imin) > 300 || i64::from(kmax) - i64::from(kmin) > 300 {
         return None;
     }
     // Prefix sums over a padded grid of weights and counts.
@@ -1341,6 +1348,42 @@ mod tests {
         let mut image = RgbImage::from_pixel(size, size, image::Rgb([90, 90, 90]));
         coloured_board(&mut image, (x0, y0, side), [220, 200, 180], [120, 100, 80]);
         image
+    }
+
+    #[test]
+    fn junctions_a_degenerate_mapping_throws_far_off_are_not_indexed() {
+        // A 112-pixel thumbnail once panicked here: a nearly singular homography's inverse sent
+        // junctions to lattice indices near i32's ends, and the window's span wrapped around.
+        let junction = |x: f32, y: f32, polarity: i8| Junction {
+            x,
+            y,
+            response: 1.0,
+            polarity,
+            scale: 2,
+        };
+        let junctions: Vec<Junction> = (0..9)
+            .flat_map(|i| (0..9).map(move |k| (i, k)))
+            .map(|(i, k)| junction(i as f32, k as f32, if (i + k) % 2 == 0 { 1 } else { -1 }))
+            .collect();
+        let plain = index_junctions(&junctions, |x, y| (x, y), 0.2);
+        assert_eq!(plain.len(), 81);
+        assert!(best_window(&plain).is_some());
+        // Half thrown to 1e12 (beyond i32) and beyond, the rest kept where they are.
+        let thrown = |x: f32, y: f32| {
+            if x < 4.0 {
+                (x * 1e12, y - 3e12)
+            } else if x < 5.0 {
+                (f32::INFINITY, f32::NAN)
+            } else {
+                (x, y)
+            }
+        };
+        let indexed = index_junctions(&junctions, thrown, 0.2);
+        assert_eq!(indexed.len(), 36);
+        assert!(indexed.iter().all(|((i, _), _)| (5..9).contains(i)));
+        // Indices at i32's ends, however they arise, make no window rather than a panic.
+        let far = vec![((i32::MAX, 0), junctions[0]), ((-5, 0), junctions[1])];
+        assert!(best_window(&far).is_none());
     }
 
     fn assert_corners_near(corners: [[f32; 2]; 4], expected: [[f32; 2]; 4]) {

@@ -93,6 +93,10 @@ pub struct DataRecipe {
     /// hatching and shade gone (`PieceVariation::silhouette`), so that a piece is told by its
     /// outline where an unseen design's insides are like no known design's.
     pub silhouettes: bool,
+    /// Thumbnails on [`SMALL_BOARD_SHARE`] of the boards: shrunk until their squares are 7-18
+    /// pixels (boards of 56-144 pixels), 40% of them enlarged back, where the plain recipe's
+    /// shrinking rarely goes below squares of 14.
+    pub small_boards: bool,
     /// Part of a square hidden on a quarter of the crops (`erase_patch`): a rectangle of
     /// one random grey covering 3-25% of the square, so that no single part of a piece (a
     /// pawn's head, a bishop's slit, a knight's ear) has to carry its reading alone.
@@ -108,6 +112,9 @@ pub struct DataRecipe {
     /// classes of what stands under it.
     pub dragged: bool,
 }
+
+/// The share of boards made thumbnails with [`DataRecipe::small_boards`].
+pub const SMALL_BOARD_SHARE: f64 = 0.25;
 
 /// The share of screen boards that get move hints with [`DataRecipe::move_hints`].
 pub const HINTED_SHARE: f64 = 0.2;
@@ -126,6 +133,7 @@ impl Default for DataRecipe {
             warp: false,
             pixelate: false,
             silhouettes: false,
+            small_boards: false,
             erase: false,
             move_hints: false,
             dragged: false,
@@ -214,9 +222,8 @@ pub fn training_board(
         image = image::DynamicImage::ImageRgb8(image).grayscale().to_rgb8();
         degrade::paper_tone(&mut image, rng);
     }
-    if rng.random_bool(0.3) {
+    if let Some(factor) = shrinking(rng, recipe, square) {
         // Small pictures: shrink, maybe enlarge again.
-        let factor = rng.random_range(0.35..0.9f32);
         image = degrade::scale(
             &image,
             &mut corners,
@@ -280,6 +287,21 @@ pub fn training_board(
         }
     }
     TrainingBoard { crops, labels }
+}
+
+/// How much a training board drawn with squares of `square` pixels is shrunk, if at all: with
+/// [`DataRecipe::small_boards`], [`SMALL_BOARD_SHARE`] of the boards until their squares are
+/// 7-18 pixels (thumbnails); otherwise 30% of them by 0.35-0.9.
+fn shrinking(rng: &mut impl RngExt, recipe: &DataRecipe, square: u32) -> Option<f32> {
+    // Drawn only with the option, so that a seed's boards without it stay as they were.
+    if recipe.small_boards && rng.random_bool(SMALL_BOARD_SHARE) {
+        let target = rng.random_range(7.0..18.0f32);
+        Some((target / square as f32).min(1.0))
+    } else if rng.random_bool(0.3) {
+        Some(rng.random_range(0.35..0.9f32))
+    } else {
+        None
+    }
 }
 
 /// The share of crops [`erase_patch`] hides part of, with [`DataRecipe::erase`].
@@ -821,6 +843,27 @@ mod tests {
     #[test]
     fn silhouettes_reduce_a_share_of_the_designs_to_their_outline() {
         about_a_third(|r| r.silhouettes = true, 10, |v| v.silhouette);
+    }
+
+    #[test]
+    fn small_boards_make_a_quarter_of_the_boards_thumbnails() {
+        // Squares of 60 pixels: the plain recipe shrinks them to 21 pixels at least.
+        let squares_after = |recipe: &DataRecipe| {
+            let mut rng = ChaCha8Rng::seed_from_u64(5);
+            (0..2000)
+                .map(|_| shrinking(&mut rng, recipe, 60).map_or(60.0, |f| 60.0 * f))
+                .collect::<Vec<f32>>()
+        };
+        let plain = squares_after(&DataRecipe::default());
+        assert!(plain.iter().all(|&s| s >= 21.0 - 1e-3));
+        assert!(plain.iter().filter(|&&s| s < 60.0).count() > 500);
+        let small = squares_after(&DataRecipe {
+            small_boards: true,
+            ..DataRecipe::default()
+        });
+        let thumbnails = small.iter().filter(|&&s| s < 18.0).count();
+        assert!((400..=600).contains(&thumbnails), "{thumbnails} of 2000");
+        assert!(small.iter().all(|&s| s >= 7.0 - 1e-3));
     }
 
     #[test]

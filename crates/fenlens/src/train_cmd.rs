@@ -95,6 +95,10 @@ pub struct TrainArgs {
     /// outline where a design's insides are unlike any known one's; see models/README.md.
     #[arg(long)]
     silhouettes: bool,
+    /// Make a quarter of the training boards thumbnails, squares of 7-18 pixels (boards of
+    /// 56-144 pixels); see models/README.md.
+    #[arg(long)]
+    small_boards: bool,
     /// Hide part of the square on a quarter of the training crops (random erasing: a flat
     /// grey rectangle over 3-25% of it), so that no single part of a piece has to carry its
     /// reading alone; see models/README.md.
@@ -196,6 +200,7 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
             warp: args.warp,
             pixelate: args.pixelate,
             silhouettes: args.silhouettes,
+            small_boards: args.small_boards,
             erase: args.erase,
             move_hints: args.move_hints,
             dragged: args.dragged,
