@@ -364,13 +364,17 @@ def crooked(i, row, picture, dest):
 
 
 THUMBNAIL_SIDES = (64, 96, 128)
+# How many thumbnails are made so far: the sides go in turn over the pictures kept (the
+# renderer's kinds go in turn too, so the picture's own number would skip a side).
+thumbnails_made = [0]
 
 
 def thumbnails(i, row, picture, dest):
     if row["category"] not in ("clean", "overlay") or row["boards"][0]["position"] != "game":
         return None
     left, top, right, bottom, square = board_box(row)
-    side = THUMBNAIL_SIDES[i % len(THUMBNAIL_SIDES)]
+    side = THUMBNAIL_SIDES[thumbnails_made[0] % len(THUMBNAIL_SIDES)]
+    thumbnails_made[0] += 1
     scale = side / (right - left)
     picture = picture.convert("RGB")
     size = (max(1, round(picture.width * scale)), max(1, round(picture.height * scale)))
