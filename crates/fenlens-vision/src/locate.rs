@@ -1368,7 +1368,8 @@ mod tests {
         let plain = index_junctions(&junctions, |x, y| (x, y), 0.2);
         assert_eq!(plain.len(), 81);
         assert!(best_window(&plain).is_some());
-        // Half thrown to 1e12 (beyond i32) and beyond, the rest kept where they are.
+        // Four columns thrown beyond i32's range (to 1e12 and more), one to infinity and NaN,
+        // four kept where they are.
         let thrown = |x: f32, y: f32| {
             if x < 4.0 {
                 (x * 1e12, y - 3e12)
