@@ -97,6 +97,17 @@ pub struct DataRecipe {
     /// pixels (boards of 56-144 pixels), 40% of them enlarged back, where the plain recipe's
     /// shrinking rarely goes below squares of 14.
     pub small_boards: bool,
+    /// Small pieces on [`SMALL_PIECE_SHARE`] of the boards: drawn 55-80% of the square's
+    /// size instead of 78-100%, as designs with wide margins (metal and photographic sets,
+    /// some sites' themes) stand in their squares.
+    pub small_pieces: bool,
+    /// A random filter on [`FILTERED_SHARE`] of the boards whose squares are drawn at least
+    /// [`FILTERED_FROM_SQUARE`] pixels wide (`random_filter`, after Xu et al.,
+    /// "Robust and generalizable visual representation learning via random convolutions",
+    /// 2021): every crop of the board convolved with one random 3x3 or 5x5 kernel that keeps
+    /// the grey level of flat areas (so light stays light and a piece keeps its side) while
+    /// edges, strokes and fills take a texture no design has.
+    pub random_filters: bool,
     /// Part of a square hidden on a quarter of the crops (`erase_patch`): a rectangle of
     /// one random grey covering 3-25% of the square, so that no single part of a piece (a
     /// pawn's head, a bishop's slit, a knight's ear) has to carry its reading alone.
@@ -112,6 +123,17 @@ pub struct DataRecipe {
     /// classes of what stands under it.
     pub dragged: bool,
 }
+
+/// The share of boards drawn with small pieces with [`DataRecipe::small_pieces`].
+pub const SMALL_PIECE_SHARE: f64 = 0.25;
+
+/// The share of boards whose crops are filtered with [`DataRecipe::random_filters`].
+pub const FILTERED_SHARE: f64 = 0.5;
+
+/// The smallest squares (in the picture's pixels) whose boards [`DataRecipe::random_filters`]
+/// filters: a kernel a few of the crop's pixels wide would add to a smaller board's blurred
+/// crops detail finer than its own pixels.
+pub const FILTERED_FROM_SQUARE: f32 = 20.0;
 
 /// The share of boards made thumbnails with [`DataRecipe::small_boards`].
 pub const SMALL_BOARD_SHARE: f64 = 0.25;
@@ -134,6 +156,8 @@ impl Default for DataRecipe {
             pixelate: false,
             silhouettes: false,
             small_boards: false,
+            small_pieces: false,
+            random_filters: false,
             erase: false,
             move_hints: false,
             dragged: false,
@@ -182,6 +206,9 @@ pub fn training_board(
     if rng.random_bool(0.5) {
         style.piece_variation = piece_variation(rng, recipe);
     }
+    if let Some(scale) = small_piece_scale(rng, recipe) {
+        style.piece_scale = scale;
+    }
     // Drawn only with the option, so that a seed's boards without it stay as they were.
     if recipe.move_hints && !book && rng.random_bool(HINTED_SHARE) {
         style.hints = move_hints(rng, &sampled.board);
@@ -222,7 +249,10 @@ pub fn training_board(
         image = image::DynamicImage::ImageRgb8(image).grayscale().to_rgb8();
         degrade::paper_tone(&mut image, rng);
     }
-    if let Some(factor) = shrinking(rng, recipe, square) {
+    let shrunk = shrinking(rng, recipe, square);
+    // The squares' size in the picture's own pixels, before any enlarging back.
+    let drawn_square = square as f32 * shrunk.unwrap_or(1.0);
+    if let Some(factor) = shrunk {
         // Small pictures: shrink, maybe enlarge again.
         image = degrade::scale(
             &image,
@@ -279,6 +309,12 @@ pub fn training_board(
             mirror_crop(crop);
         }
     }
+    if recipe.random_filters
+        && drawn_square >= FILTERED_FROM_SQUARE
+        && rng.random_bool(FILTERED_SHARE)
+    {
+        random_filter(&mut crops, rng);
+    }
     if recipe.erase {
         for crop in crops.chunks_exact_mut(CROP * CROP) {
             if rng.random_bool(ERASED_SHARE) {
@@ -301,6 +337,60 @@ fn shrinking(rng: &mut impl RngExt, recipe: &DataRecipe, square: u32) -> Option<
         Some(rng.random_range(0.35..0.9f32))
     } else {
         None
+    }
+}
+
+/// The pieces' size on a board drawn with [`DataRecipe::small_pieces`]: 55-80% of the square
+/// on [`SMALL_PIECE_SHARE`] of the boards, `None` (the style's own) otherwise.
+fn small_piece_scale(rng: &mut impl RngExt, recipe: &DataRecipe) -> Option<f32> {
+    // Drawn only with the option, so that a seed's boards without it stay as they were.
+    (recipe.small_pieces && rng.random_bool(SMALL_PIECE_SHARE)).then(|| rng.random_range(0.55..0.8))
+}
+
+/// Convolves every crop of a board with one random kernel, 3x3 or 5x5: the identity plus a
+/// random zero-sum part (normal draws less their mean, times up to 2.5 over the kernel's side),
+/// so that flat areas keep their grey while edges and strokes are sharpened, blurred or
+/// streaked at random. Crops are padded by their edge pixels. The board's values are then
+/// scaled about their mean back to their spread before the filter, so the network's inputs
+/// stay in the range it reads.
+fn random_filter(crops: &mut [f32], rng: &mut impl RngExt) {
+    let side: usize = if rng.random_bool(0.5) { 3 } else { 5 };
+    let strength = rng.random_range(0.0..2.5f32) / side as f32;
+    let draws: Vec<f32> = (0..side * side).map(|_| standard_normal(rng)).collect();
+    let mean = draws.iter().sum::<f32>() / draws.len() as f32;
+    let mut kernel: Vec<f32> = draws.iter().map(|d| (d - mean) * strength).collect();
+    kernel[side * side / 2] += 1.0;
+    let spread = |values: &[f32]| {
+        let n = values.len().max(1) as f32;
+        let mean = values.iter().sum::<f32>() / n;
+        let variance = values.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / n;
+        (mean, variance.sqrt())
+    };
+    let (_, before) = spread(crops);
+    let reach = (side / 2) as isize;
+    let mut filtered = vec![0.0f32; CROP * CROP];
+    for crop in crops.chunks_exact_mut(CROP * CROP) {
+        for y in 0..CROP {
+            for x in 0..CROP {
+                let mut sum = 0.0;
+                for (k, weight) in kernel.iter().enumerate() {
+                    let dy = (k / side) as isize - reach;
+                    let dx = (k % side) as isize - reach;
+                    let sy = (y as isize + dy).clamp(0, CROP as isize - 1) as usize;
+                    let sx = (x as isize + dx).clamp(0, CROP as isize - 1) as usize;
+                    sum += weight * crop[sy * CROP + sx];
+                }
+                filtered[y * CROP + x] = sum;
+            }
+        }
+        crop.copy_from_slice(&filtered);
+    }
+    let (mean, after) = spread(crops);
+    if after > 1e-6 && before > 0.0 {
+        let scale = before / after;
+        for v in crops.iter_mut() {
+            *v = mean + (*v - mean) * scale;
+        }
     }
 }
 
@@ -864,6 +954,121 @@ mod tests {
         let thumbnails = small.iter().filter(|&&s| s < 18.0).count();
         assert!((400..=600).contains(&thumbnails), "{thumbnails} of 2000");
         assert!(small.iter().all(|&s| s >= 7.0 - 1e-3));
+    }
+
+    #[test]
+    fn small_pieces_shrink_a_quarter_of_the_boards_pieces() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let plain: Vec<Option<f32>> = (0..2000)
+            .map(|_| small_piece_scale(&mut rng, &DataRecipe::default()))
+            .collect();
+        assert!(plain.iter().all(Option::is_none));
+        let recipe = DataRecipe {
+            small_pieces: true,
+            ..DataRecipe::default()
+        };
+        let scales: Vec<f32> = (0..2000)
+            .filter_map(|_| small_piece_scale(&mut rng, &recipe))
+            .collect();
+        assert!(
+            (400..=600).contains(&scales.len()),
+            "{} of 2000",
+            scales.len()
+        );
+        assert!(scales.iter().all(|s| (0.55..0.8).contains(s)));
+    }
+
+    #[test]
+    fn random_filters_keep_flat_squares_and_the_spread_and_change_drawings() {
+        // Crops 0-31 flat at greys from -1 to 1; crops 32-63 a dark square on a light one.
+        let board: Vec<f32> = (0..64)
+            .flat_map(|i| {
+                (0..CROP * CROP).map(move |p| {
+                    let (x, y) = (p % CROP, p / CROP);
+                    if i < 32 {
+                        i as f32 / 16.0 - 1.0
+                    } else if (10..22).contains(&x) && (8..24).contains(&y) {
+                        -1.0
+                    } else {
+                        1.0
+                    }
+                })
+            })
+            .collect();
+        let spread = |values: &[f32]| {
+            let n = values.len() as f32;
+            let mean = values.iter().sum::<f32>() / n;
+            (values.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / n).sqrt()
+        };
+        let mut changed = 0;
+        for seed in 0..20 {
+            let mut crops = board.clone();
+            random_filter(&mut crops, &mut ChaCha8Rng::seed_from_u64(seed));
+            assert!((spread(&crops) - spread(&board)).abs() < 1e-3);
+            let flat_moved = crops[..32 * CROP * CROP]
+                .iter()
+                .zip(&board)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0f32, f32::max);
+            let drawn = &crops[32 * CROP * CROP..];
+            let across = drawn.iter().fold(f32::MIN, |m, &v| m.max(v))
+                - drawn.iter().fold(f32::MAX, |m, &v| m.min(v));
+            // The drawing's edges change the board's spread, so flat squares move only by the
+            // rescaling about the mean, which keeps their order and near their greys.
+            assert!(
+                flat_moved < 0.5,
+                "seed {seed}: a flat square moved by {flat_moved}"
+            );
+            assert!(across > 1.0, "seed {seed}: the drawing faded to {across}");
+            let first_flat = &crops[..CROP * CROP];
+            assert!(first_flat.iter().all(|v| (v - first_flat[0]).abs() < 1e-4));
+            if drawn
+                .iter()
+                .zip(&board[32 * CROP * CROP..])
+                .any(|(a, b)| (a - b).abs() > 0.2)
+            {
+                changed += 1;
+            }
+        }
+        assert!(changed >= 15, "{changed} of 20 filters changed the drawing");
+    }
+
+    #[test]
+    fn random_filters_change_whole_boards_and_keep_their_classes() {
+        let library = Library::builtin();
+        let recipe = DataRecipe {
+            random_filters: true,
+            ..DataRecipe::default()
+        };
+        // The same seed with and without the option draws the same boards up to the filter.
+        let (mut filtered, mut kept) = (0, 0);
+        for seed in 0..8 {
+            let plain = training_board(
+                &mut ChaCha8Rng::seed_from_u64(seed),
+                &library,
+                &DataRecipe::default(),
+            );
+            let other = training_board(&mut ChaCha8Rng::seed_from_u64(seed), &library, &recipe);
+            assert_eq!(plain.labels, other.labels);
+            let changed_crops = plain
+                .crops
+                .chunks_exact(CROP * CROP)
+                .zip(other.crops.chunks_exact(CROP * CROP))
+                .filter(|(a, b)| a.iter().zip(*b).any(|(x, y)| (x - y).abs() > 1e-4))
+                .count();
+            match changed_crops {
+                0 => kept += 1,
+                // One kernel for the whole board: every crop holding an edge changes.
+                n => {
+                    assert!(n >= 32, "seed {seed}: {n} crops changed");
+                    filtered += 1;
+                }
+            }
+        }
+        assert!(
+            filtered >= 1 && kept >= 1,
+            "{filtered} filtered, {kept} kept"
+        );
     }
 
     #[test]

@@ -99,6 +99,15 @@ pub struct TrainArgs {
     /// 56-144 pixels); see models/README.md.
     #[arg(long)]
     small_boards: bool,
+    /// Draw the pieces small (55-80% of the square) on a quarter of the training boards, as
+    /// designs with wide margins stand in their squares; see models/README.md.
+    #[arg(long)]
+    small_pieces: bool,
+    /// Filter the crops of half of the training boards whose squares are drawn 20 pixels or
+    /// more with a random 3x3 or 5x5 kernel that keeps flat greys (random convolutions), so
+    /// that strokes and fills take textures no design has; see models/README.md.
+    #[arg(long)]
+    random_filters: bool,
     /// Hide part of the square on a quarter of the training crops (random erasing: a flat
     /// grey rectangle over 3-25% of it), so that no single part of a piece has to carry its
     /// reading alone; see models/README.md.
@@ -201,6 +210,8 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
             pixelate: args.pixelate,
             silhouettes: args.silhouettes,
             small_boards: args.small_boards,
+            small_pieces: args.small_pieces,
+            random_filters: args.random_filters,
             erase: args.erase,
             move_hints: args.move_hints,
             dragged: args.dragged,
