@@ -358,40 +358,48 @@ fn random_filter(crops: &mut [f32], rng: &mut impl RngExt) {
     let strength = rng.random_range(0.0..2.5f32) / side as f32;
     let draws: Vec<f32> = (0..side * side).map(|_| standard_normal(rng)).collect();
     let mean = draws.iter().sum::<f32>() / draws.len() as f32;
-    let mut kernel: Vec<f32> = draws.iter().map(|d| (d - mean) * strength).collect();
-    kernel[side * side / 2] += 1.0;
-    let spread = |values: &[f32]| {
-        let n = values.len().max(1) as f32;
-        let mean = values.iter().sum::<f32>() / n;
-        let variance = values.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / n;
-        (mean, variance.sqrt())
-    };
-    let (_, before) = spread(crops);
     let reach = (side / 2) as isize;
+    // Each tap as its offset from the centre and its weight, the centre's plus the identity.
+    let taps: Vec<(isize, isize, f32)> = draws
+        .iter()
+        .enumerate()
+        .map(|(k, d)| {
+            let (dy, dx) = ((k / side) as isize - reach, (k % side) as isize - reach);
+            let identity = if (dy, dx) == (0, 0) { 1.0 } else { 0.0 };
+            (dy, dx, (d - mean) * strength + identity)
+        })
+        .collect();
+    let (_, before) = mean_and_spread(crops);
+    let clamped = |v: isize| v.clamp(0, CROP as isize - 1) as usize;
     let mut filtered = vec![0.0f32; CROP * CROP];
     for crop in crops.chunks_exact_mut(CROP * CROP) {
         for y in 0..CROP {
             for x in 0..CROP {
-                let mut sum = 0.0;
-                for (k, weight) in kernel.iter().enumerate() {
-                    let dy = (k / side) as isize - reach;
-                    let dx = (k % side) as isize - reach;
-                    let sy = (y as isize + dy).clamp(0, CROP as isize - 1) as usize;
-                    let sx = (x as isize + dx).clamp(0, CROP as isize - 1) as usize;
-                    sum += weight * crop[sy * CROP + sx];
-                }
-                filtered[y * CROP + x] = sum;
+                filtered[y * CROP + x] = taps
+                    .iter()
+                    .map(|&(dy, dx, weight)| {
+                        weight * crop[clamped(y as isize + dy) * CROP + clamped(x as isize + dx)]
+                    })
+                    .sum();
             }
         }
         crop.copy_from_slice(&filtered);
     }
-    let (mean, after) = spread(crops);
+    let (mean, after) = mean_and_spread(crops);
     if after > 1e-6 && before > 0.0 {
         let scale = before / after;
         for v in crops.iter_mut() {
             *v = mean + (*v - mean) * scale;
         }
     }
+}
+
+/// The mean of `values` and their spread (standard deviation) about it.
+fn mean_and_spread(values: &[f32]) -> (f32, f32) {
+    let n = values.len().max(1) as f32;
+    let mean = values.iter().sum::<f32>() / n;
+    let variance = values.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / n;
+    (mean, variance.sqrt())
 }
 
 /// The share of crops [`erase_patch`] hides part of, with [`DataRecipe::erase`].
@@ -995,11 +1003,7 @@ mod tests {
                 })
             })
             .collect();
-        let spread = |values: &[f32]| {
-            let n = values.len() as f32;
-            let mean = values.iter().sum::<f32>() / n;
-            (values.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / n).sqrt()
-        };
+        let spread = |values: &[f32]| mean_and_spread(values).1;
         let mut changed = 0;
         for seed in 0..20 {
             let mut crops = board.clone();
