@@ -152,6 +152,13 @@ pub struct TrainArgs {
     /// the same learning-rate schedule.
     #[arg(long, value_name = "STEP", requires = "resume")]
     from_step: Option<usize>,
+    /// Also write the average of the weights from --average-from on (every 10 steps) to this
+    /// file: stochastic weight averaging. The output file keeps the last step's weights.
+    #[arg(long, value_name = "WEIGHTS", requires = "average_from")]
+    average_out: Option<PathBuf>,
+    /// The step from which --average-out averages the weights.
+    #[arg(long, value_name = "STEP", requires = "average_out")]
+    average_from: Option<usize>,
 }
 
 /// Parses a share, a number from 0 to 1.
@@ -226,6 +233,7 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
         resume: args.resume.clone().zip(args.from_step),
         mix_style: args.mix_style,
         style_noise: args.style_noise,
+        average: args.average_from.zip(args.average_out.clone()),
     };
     if let Some(parent) = args.output.parent() {
         std::fs::create_dir_all(parent).ok();
