@@ -104,7 +104,12 @@ impl WeightAverage {
     fn save(&self, path: &std::path::Path) -> Result<(), VisionError> {
         let error =
             |e: &dyn std::fmt::Display| VisionError::Model(format!("{}: {e}", path.display()));
-        let scale = 1.0 / self.count.max(1) as f64;
+        if self.count == 0 {
+            return Err(error(
+                &"no weights to average: the average starts after the last step",
+            ));
+        }
+        let scale = 1.0 / self.count as f64;
         let mean = self
             .sums
             .iter()
@@ -1330,6 +1335,12 @@ mod tests {
             }
         }
         assert!(moved, "ten steps change the weights");
+
+        // An average that would start after the last step is refused, with the file's name.
+        let mut late = tiny_options(2);
+        late.average = Some((3, mean.clone()));
+        let error = train(&late, |_| {}).expect_err("nothing to average");
+        assert!(error.to_string().contains("mean.safetensors"), "{error}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

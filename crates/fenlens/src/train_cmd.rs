@@ -198,6 +198,12 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
         shape.hidden,
         shape.multiply_adds()
     );
+    if let Some(from) = args.average_from.filter(|&from| from > args.steps) {
+        anyhow::bail!(
+            "--average-from {from} is after the last step (--steps {}): nothing would be averaged",
+            args.steps
+        );
+    }
     let library = load_library(
         args.pieces_root.as_deref(),
         &[],
