@@ -63,6 +63,9 @@ pub struct TrainOptions {
     /// averaging, which settles in a flatter part of the loss than the last step's weights
     /// (`None`: no average). The returned weights stay the last step's.
     pub average: Option<(usize, std::path::PathBuf)>,
+    /// From this step on the learning rate stays at the schedule's value there instead of
+    /// decaying further (`None`: the cosine schedule to the end), as weight averaging wants.
+    pub flat_from: Option<usize>,
 }
 
 /// How many steps apart the weights [`TrainOptions::average`] averages are taken.
@@ -674,10 +677,7 @@ pub fn train(
     let (mut loss_sum, mut correct, mut seen, mut interval) = (0.0f32, 0usize, 0usize, 0usize);
     let mut average = WeightAverage::new();
     for step in first_step..options.steps {
-        let progress = step as f64 / options.steps.max(1) as f64;
-        let lr = options.learning_rate
-            * (0.05 + 0.95 * 0.5 * (1.0 + (std::f64::consts::PI * progress).cos()));
-        optimizer.set_learning_rate(lr);
+        optimizer.set_learning_rate(learning_rate_at(options, step));
         let (crops, labels) =
             next_batch().ok_or_else(|| VisionError::Model("a data thread stopped".into()))?;
         let n = labels.len();
@@ -738,6 +738,14 @@ pub fn train(
         average.save(path)?;
     }
     weights_bytes(&varmap)
+}
+
+/// The learning rate of a step: cosine decay from `options.learning_rate` to 5% of it over
+/// `options.steps`, held from [`TrainOptions::flat_from`] on.
+fn learning_rate_at(options: &TrainOptions, step: usize) -> f64 {
+    let scheduled = options.flat_from.map_or(step, |flat| step.min(flat));
+    let progress = scheduled as f64 / options.steps.max(1) as f64;
+    options.learning_rate * (0.05 + 0.95 * 0.5 * (1.0 + (std::f64::consts::PI * progress).cos()))
 }
 
 /// Pairs every square of a batch with a square holding the same class on another board where
@@ -869,6 +877,7 @@ mod tests {
             checkpoint: None,
             resume: None,
             average: None,
+            flat_from: None,
             mix_style: 0.0,
             style_noise: 0.0,
         }
@@ -1305,6 +1314,20 @@ mod tests {
         let error = train(&other, |_| {}).expect_err("a shape mismatch");
         assert!(error.to_string().contains("net.safetensors"), "{error}");
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_learning_rate_decays_to_a_twentieth_or_stays_from_the_flat_step() {
+        let mut options = tiny_options(100);
+        let rates: Vec<f64> = (0..100).map(|s| learning_rate_at(&options, s)).collect();
+        assert!((rates[0] - 0.002).abs() < 1e-12);
+        assert!(rates.windows(2).all(|w| w[1] < w[0]), "falling all the way");
+        assert!((learning_rate_at(&options, 100) - 0.0001).abs() < 1e-12);
+        options.flat_from = Some(40);
+        for step in 0..100 {
+            let expected = rates[step.min(40)];
+            assert_eq!(learning_rate_at(&options, step), expected, "step {step}");
+        }
     }
 
     #[test]

@@ -159,6 +159,10 @@ pub struct TrainArgs {
     /// The step from which --average-out averages the weights.
     #[arg(long, value_name = "STEP", requires = "average_out")]
     average_from: Option<usize>,
+    /// From this step on keep the learning rate at its value there instead of letting it
+    /// decay further (for --average-out, which averages best over a flat rate).
+    #[arg(long, value_name = "STEP")]
+    flat_from: Option<usize>,
 }
 
 /// Parses a share, a number from 0 to 1.
@@ -240,6 +244,7 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
         mix_style: args.mix_style,
         style_noise: args.style_noise,
         average: args.average_from.zip(args.average_out.clone()),
+        flat_from: args.flat_from,
     };
     if let Some(parent) = args.output.parent() {
         std::fs::create_dir_all(parent).ok();
