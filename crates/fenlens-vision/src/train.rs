@@ -105,8 +105,7 @@ impl WeightAverage {
 
     /// Writes the mean to `path` (safetensors, as [`train`] returns weights).
     fn save(&self, path: &std::path::Path) -> Result<(), VisionError> {
-        let error =
-            |e: &dyn std::fmt::Display| VisionError::Model(format!("{}: {e}", path.display()));
+        let error = |e: &dyn std::fmt::Display| file_error(path, e);
         if self.count == 0 {
             return Err(error(
                 &"no weights to average: the average starts after the last step",
@@ -643,9 +642,7 @@ pub fn train(
     let net = SquareNet::new(vb, options.shape).map_err(err)?;
     let first_step = match &options.resume {
         Some((path, step)) => {
-            varmap
-                .load(path)
-                .map_err(|e| VisionError::Model(format!("{}: {e}", path.display())))?;
+            varmap.load(path).map_err(|e| file_error(path, &e))?;
             (*step).min(options.steps)
         }
         None => 0,
@@ -848,11 +845,16 @@ fn weights_bytes(varmap: &VarMap) -> Result<Vec<u8>, VisionError> {
     Ok(bytes)
 }
 
+/// An error reading or writing the weights file `path`, named in the message.
+fn file_error(path: &std::path::Path, e: &dyn std::fmt::Display) -> VisionError {
+    VisionError::Model(format!("{}: {e}", path.display()))
+}
+
 /// Writes the current weights to `path` through a temporary file beside it, so that a reader
 /// never sees half a file.
 fn save_checkpoint(varmap: &VarMap, path: &std::path::Path) -> Result<(), VisionError> {
     let partial = path.with_extension("partial");
-    let error = |e: &dyn std::fmt::Display| VisionError::Model(format!("{}: {e}", path.display()));
+    let error = |e: &dyn std::fmt::Display| file_error(path, e);
     varmap.save(&partial).map_err(|e| error(&e))?;
     std::fs::rename(&partial, path).map_err(|e| error(&e))
 }
