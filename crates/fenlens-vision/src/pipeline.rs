@@ -19,7 +19,7 @@ use crate::compose::{
 use crate::cover::covered_squares;
 use crate::decode::decode;
 use crate::locate::locate;
-use crate::orient::{combine, join_labels, orient, orient_from_labels, orient_from_ranks};
+use crate::orient::{join_labels, orient, orient_from_labels, orient_from_ranks, with_labels};
 use crate::prior;
 use crate::rectify::{cut_off_squares, rectify};
 use crate::silhouette::silhouettes;
@@ -360,7 +360,7 @@ impl Recognizer {
             Flipped::Yes => (true, 1.0),
             Flipped::No => (false, 1.0),
             Flipped::Auto => {
-                let by_position = orient(&as_displayed(&probabilities, &alike_groups));
+                let displayed = as_displayed(&probabilities, &alike_groups);
                 let by_ranks = self
                     .read_rank_digits
                     .then(|| orient_from_ranks(image, corners))
@@ -370,8 +370,8 @@ impl Recognizer {
                     (letters, ranks) => letters.or(ranks),
                 };
                 let o = match by_labels {
-                    Some(by_labels) => combine(by_labels, by_position),
-                    None => by_position,
+                    Some(by_labels) => with_labels(by_labels, &displayed),
+                    None => orient(&displayed),
                 };
                 (o.flipped, o.confidence)
             }
