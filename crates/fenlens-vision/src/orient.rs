@@ -21,11 +21,11 @@
 //! The position's own evidence is then added at half weight
 //! ([`combine`]), so that letters misread on a tiny board do not turn a plain opening upside
 //! down, but not where the placement read could not be a game's ([`with_labels`]): there the
-//! games' evidence is as sure as it is meaningless. Without letters the position decides alone: how much more likely games make the
-//! placement turned than as displayed, each square weighed by how often games hold what it
-//! holds there ([`crate::prior::log_likelihood`]: pawns on their side's second rank, kings
-//! castled, White's pieces below Black's, and every other square's habits, empty squares
-//! included). Until the thirtieth session a coarser score decided (pawns advancing, kings at
+//! games' evidence is as sure as it is meaningless. Without letters the position decides
+//! alone: how much more likely games make the placement turned than as displayed, each square
+//! weighed by how often games hold what it holds there ([`crate::prior::log_likelihood`]:
+//! pawns on their side's second rank, kings castled, White's pieces below Black's, and every
+//! other square's habits, empty squares included). Until the thirtieth session a coarser score decided (pawns advancing, kings at
 //! home, pieces on their starting squares: the one the FEN checker uses for its "board upside
 //! down" warning), which reads pawns misread as bishops as nothing. The difference is weighed
 //! against a prior for White at the bottom ([`UPRIGHT_PRIOR_LOG_ODDS`]), so that a sparse
