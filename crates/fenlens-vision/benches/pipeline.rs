@@ -54,6 +54,10 @@ fn bench(c: &mut Criterion) {
     group.bench_function("classify-64", |b| {
         b.iter(|| classifier.probabilities(black_box(&crops)))
     });
+    // What the pipeline runs: the blank squares left unread, the second looks at unsure ones.
+    group.bench_function("read-board", |b| {
+        b.iter(|| classifier.read_board(black_box(&rectified)))
+    });
     let probabilities = classifier.probabilities(&crops).expect("classifies");
     group.bench_function("checks-and-compose", |b| {
         b.iter(|| {

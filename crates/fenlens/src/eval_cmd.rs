@@ -79,6 +79,10 @@ pub struct EvalArgs {
     /// reads them more surely; this measures the pipeline without it).
     #[arg(long)]
     no_zoom: bool,
+    /// Run the network on blank squares too, those whose inside is one flat grey (the default
+    /// gives them "empty" unread; this measures the network on every square).
+    #[arg(long)]
+    no_blank_skip: bool,
     /// Do not weigh readings by what each square holds in games (the default does; this
     /// measures the pipeline without that prior).
     #[arg(long)]
@@ -223,7 +227,8 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
     let classifier = classifier
         .with_mirror_averaging(!args.no_mirror)
         .with_shifted_looks(!args.no_shift)
-        .with_zoomed_look(!args.no_zoom);
+        .with_zoomed_look(!args.no_zoom)
+        .with_blank_skip(!args.no_blank_skip);
     let recognizer = Recognizer::with_classifier(classifier)
         .with_symmetry_check(!args.no_symmetry)
         .with_alike_pooling(!args.no_alike)
