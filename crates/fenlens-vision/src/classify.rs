@@ -159,6 +159,25 @@ impl SquareNet {
         input: &Tensor,
         mix: Option<&StyleChange>,
     ) -> candle_core::Result<Tensor> {
+        self.forward_training(input, mix, 0.0)
+    }
+
+    /// [`SquareNet::forward_mixing_styles`] with dropout (training only): each of the last
+    /// convolution's features and each hidden unit is zeroed with probability `dropout` (the
+    /// rest scaled up to keep their sum), so that no single cue of a piece decides alone.
+    pub fn forward_training(
+        &self,
+        input: &Tensor,
+        mix: Option<&StyleChange>,
+        dropout: f32,
+    ) -> candle_core::Result<Tensor> {
+        let drop = |x: Tensor| {
+            if dropout > 0.0 {
+                candle_nn::ops::dropout(&x, dropout)
+            } else {
+                Ok(x)
+            }
+        };
         let (n, _, h, w) = input.dims4()?;
         // One channel: channels-first and channels-last are the same memory.
         let x = input.reshape((n, h, w, 1))?;
@@ -172,8 +191,8 @@ impl SquareNet {
         }
         let x = conv_stride2(&x, &self.conv3)?.relu()?;
         // The hidden layer's weights read the features channels-first, as candle lays them out.
-        let x = x.permute((0, 3, 1, 2))?.flatten_from(1)?;
-        let x = self.hidden.forward(&x)?.relu()?;
+        let x = drop(x.permute((0, 3, 1, 2))?.flatten_from(1)?)?;
+        let x = drop(self.hidden.forward(&x)?.relu()?)?;
         self.output.forward(&x)
     }
 }
@@ -1041,6 +1060,29 @@ mod tests {
             .max_all()
             .unwrap();
         assert!(difference.to_scalar::<f32>().unwrap() < 1e-3);
+    }
+
+    #[test]
+    fn dropout_changes_the_training_pass_only_when_asked() {
+        let varmap = candle_nn::VarMap::new();
+        let vb = VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu);
+        let net = SquareNet::new(vb, NetShape::default()).unwrap();
+        let input = Tensor::randn(0f32, 1.0, (8, 1, CROP, CROP), &Device::Cpu).unwrap();
+        let values = |t: Tensor| t.flatten_all().unwrap().to_vec1::<f32>().unwrap();
+        let plain = values(net.forward(&input).unwrap());
+        assert_eq!(
+            values(net.forward_training(&input, None, 0.0).unwrap()),
+            plain
+        );
+        let dropped = values(net.forward_training(&input, None, 0.5).unwrap());
+        assert_eq!(dropped.len(), plain.len());
+        assert!(dropped.iter().all(|v| v.is_finite()));
+        assert!(
+            dropped
+                .iter()
+                .zip(&plain)
+                .any(|(a, b)| (a - b).abs() > 1e-4)
+        );
     }
 
     #[test]

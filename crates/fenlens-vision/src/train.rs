@@ -63,6 +63,8 @@ pub struct TrainOptions {
     /// averaging, which settles in a flatter part of the loss than the last step's weights
     /// (`None`: no average). The returned weights stay the last step's.
     pub average: Option<(usize, std::path::PathBuf)>,
+    /// Dropout while training ([`SquareNet::forward_training`]; 0: none).
+    pub dropout: f32,
     /// From this step on the learning rate stays at the schedule's value there instead of
     /// decaying further (`None`: the cosine schedule to the end), as weight averaging wants.
     pub flat_from: Option<usize>,
@@ -692,7 +694,7 @@ pub fn train(
             None
         };
         let logits = net
-            .forward_mixing_styles(&input, mix.as_ref())
+            .forward_training(&input, mix.as_ref(), options.dropout)
             .map_err(err)?;
         let loss = loss::cross_entropy(&logits, &target).map_err(err)?;
         optimizer.backward_step(&loss).map_err(err)?;
@@ -882,6 +884,7 @@ mod tests {
             flat_from: None,
             mix_style: 0.0,
             style_noise: 0.0,
+            dropout: 0.0,
         }
     }
 

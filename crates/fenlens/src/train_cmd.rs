@@ -135,6 +135,11 @@ pub struct TrainArgs {
     /// network meets styles beyond the training designs' blends; see models/README.md.
     #[arg(long, default_value_t = 0.0, value_name = "SHARE", value_parser = share)]
     style_noise: f64,
+    /// Dropout (0-1): the share of the last convolution's features and of the hidden units
+    /// zeroed at random in each training step, so that no single cue of a piece decides alone;
+    /// see models/README.md.
+    #[arg(long, default_value_t = 0.0, value_name = "SHARE", value_parser = share)]
+    dropout: f64,
     /// Threads rendering training boards. 1 (the default) gives the data stream of the shipped
     /// recipe; on a machine with many cores, 2-3 keep the network from waiting on the renderer
     /// (another stream, as deterministic: a seed and a thread count give the same data).
@@ -243,6 +248,7 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
         resume: args.resume.clone().zip(args.from_step),
         mix_style: args.mix_style,
         style_noise: args.style_noise,
+        dropout: args.dropout as f32,
         average: args.average_from.zip(args.average_out.clone()),
         flat_from: args.flat_from,
     };
