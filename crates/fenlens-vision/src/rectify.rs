@@ -130,54 +130,124 @@ pub fn mirror_crop(crop: &mut [f32]) {
     }
 }
 
-/// The bilinear blend of four neighbouring grey levels (`grey` at the indices of the top-left,
-/// top-right, bottom-left and bottom-right neighbours), `fx` and `fy` (0-1) of the way from the
-/// top-left one across and down.
-fn blend(grey: &[f32], [i00, i10, i01, i11]: [usize; 4], fx: f32, fy: f32) -> f32 {
-    let top = grey[i00] * (1.0 - fx) + grey[i10] * fx;
-    let bottom = grey[i01] * (1.0 - fx) + grey[i11] * fx;
+/// The bilinear blend of four neighbouring grey levels (top-left, top-right, bottom-left,
+/// bottom-right), `fx` and `fy` (0-1) of the way from the top-left one across and down.
+fn blend([g00, g10, g01, g11]: [f32; 4], fx: f32, fy: f32) -> f32 {
+    let top = g00 * (1.0 - fx) + g10 * fx;
+    let bottom = g01 * (1.0 - fx) + g11 * fx;
     top * (1.0 - fy) + bottom * fy
+}
+
+/// Where a [`GreyWindow`]'s grey levels come from.
+trait GreyLevels: Sync {
+    /// The grey level (0-1) of the window's pixel `x` across and `y` down.
+    fn level(&self, x: u32, y: u32) -> f32;
+}
+
+/// Each channel's share of [`grey_level`] for every byte value: the same products, added and
+/// divided in the same order, so the same grey levels, for a fraction of the work.
+struct GreyTables([[f32; 256]; 3]);
+
+impl GreyTables {
+    fn new() -> GreyTables {
+        let share = |weight: f32| -> [f32; 256] { std::array::from_fn(|v| weight * v as f32) };
+        GreyTables(GREY_WEIGHTS.map(share))
+    }
+
+    fn grey(&self, p: &[u8]) -> f32 {
+        let [red, green, blue] = &self.0;
+        (red[usize::from(p[0])] + green[usize::from(p[1])] + blue[usize::from(p[2])]) / 255.0
+    }
+}
+
+/// The window converted to grey once, row by row: for boards whose every picture pixel is
+/// sampled a few times.
+struct Converted {
+    width: u32,
+    grey: Vec<f32>,
+}
+
+impl GreyLevels for Converted {
+    fn level(&self, x: u32, y: u32) -> f32 {
+        self.grey[(y * self.width + x) as usize]
+    }
+}
+
+/// The window's grey levels computed from the picture's bytes where sampled: for boards much
+/// larger than the rectified one, whose samples touch a small share of their pixels (a
+/// 4000-pixel board: 360,000 samples among 16 million pixels, which took 64 MB converted).
+struct FromPicture<'a> {
+    image: &'a RgbImage,
+    x0: u32,
+    y0: u32,
+    tables: GreyTables,
+}
+
+impl GreyLevels for FromPicture<'_> {
+    fn level(&self, x: u32, y: u32) -> f32 {
+        let at =
+            ((self.y0 + y) as usize * self.image.width() as usize + (self.x0 + x) as usize) * 3;
+        self.tables.grey(&self.image.as_raw()[at..at + 3])
+    }
 }
 
 /// Grey levels (0-1) of the part of a picture that sampling can reach: a window of the picture,
 /// clamped sampling at the picture's edges exactly as if the whole picture were there.
-struct GreyWindow {
+struct GreyWindow<L> {
     x0: u32,
     y0: u32,
     width: u32,
     height: u32,
     /// Picture size, for clamping.
     picture: (u32, u32),
-    grey: Vec<f32>,
+    levels: L,
 }
 
-impl GreyWindow {
-    fn new(image: &RgbImage, x0: u32, y0: u32, x1: u32, y1: u32) -> GreyWindow {
-        let (width, height) = (x1 - x0 + 1, y1 - y0 + 1);
-        let mut grey = Vec::with_capacity((width * height) as usize);
-        let stride = image.width() as usize * 3;
-        // Each channel's share of [`grey_level`] for every byte value: the same products, added
-        // and divided in the same order, so the same grey levels, for a fraction of the work.
-        let share = |weight: f32| -> [f32; 256] { std::array::from_fn(|v| weight * v as f32) };
-        let [red, green, blue] = GREY_WEIGHTS.map(share);
-        for y in y0..=y1 {
-            let row_start = y as usize * stride + x0 as usize * 3;
-            let row = &image.as_raw()[row_start..row_start + width as usize * 3];
-            grey.extend(row.chunks_exact(3).map(|p| {
-                (red[usize::from(p[0])] + green[usize::from(p[1])] + blue[usize::from(p[2])])
-                    / 255.0
-            }));
-        }
-        GreyWindow {
+/// The window of `image` from (`x0`, `y0`) to (`x1`, `y1`), both included, converted to grey.
+fn converted_window(image: &RgbImage, x0: u32, y0: u32, x1: u32, y1: u32) -> GreyWindow<Converted> {
+    let (width, height) = (x1 - x0 + 1, y1 - y0 + 1);
+    let mut grey = Vec::with_capacity((width * height) as usize);
+    let stride = image.width() as usize * 3;
+    let tables = GreyTables::new();
+    for y in y0..=y1 {
+        let row_start = y as usize * stride + x0 as usize * 3;
+        let row = &image.as_raw()[row_start..row_start + width as usize * 3];
+        grey.extend(row.chunks_exact(3).map(|p| tables.grey(p)));
+    }
+    GreyWindow {
+        x0,
+        y0,
+        width,
+        height,
+        picture: image.dimensions(),
+        levels: Converted { width, grey },
+    }
+}
+
+/// The same window, its grey levels computed where sampled.
+fn picture_window(
+    image: &RgbImage,
+    x0: u32,
+    y0: u32,
+    x1: u32,
+    y1: u32,
+) -> GreyWindow<FromPicture<'_>> {
+    GreyWindow {
+        x0,
+        y0,
+        width: x1 - x0 + 1,
+        height: y1 - y0 + 1,
+        picture: image.dimensions(),
+        levels: FromPicture {
+            image,
             x0,
             y0,
-            width,
-            height,
-            picture: image.dimensions(),
-            grey,
-        }
+            tables: GreyTables::new(),
+        },
     }
+}
 
+impl<L: GreyLevels> GreyWindow<L> {
     /// Bilinear grey level at picture coordinates, clamped to the picture (and the window).
     fn sample(&self, x: f32, y: f32) -> f32 {
         let (w, h) = self.picture;
@@ -186,31 +256,23 @@ impl GreyWindow {
         // Non-negative: truncation is the floor.
         let (px0, py0) = (x as u32, y as u32);
         let (fx, fy) = (x - px0 as f32, y - py0 as f32);
-        // Indices of the four neighbours in the window. Inside it, away from its last row and
-        // column, they are adjacent; elsewhere they are clamped to the picture and the window.
-        let [i00, i10, i01, i11] = if px0 >= self.x0
-            && py0 >= self.y0
-            && px0 + 1 < self.x0 + self.width
-            && py0 + 1 < self.y0 + self.height
-        {
-            let i = ((py0 - self.y0) * self.width + (px0 - self.x0)) as usize;
-            let below = i + self.width as usize;
-            [i, i + 1, below, below + 1]
-        } else {
-            let (px1, py1) = ((px0 + 1).min(w - 1), (py0 + 1).min(h - 1));
-            let index = |px: u32, py: u32| {
-                let lx = px.clamp(self.x0, self.x0 + self.width - 1) - self.x0;
-                let ly = py.clamp(self.y0, self.y0 + self.height - 1) - self.y0;
-                (ly * self.width + lx) as usize
-            };
-            [
-                index(px0, py0),
-                index(px1, py0),
-                index(px0, py1),
-                index(px1, py1),
-            ]
+        let (px1, py1) = ((px0 + 1).min(w - 1), (py0 + 1).min(h - 1));
+        // The four neighbours, clamped to the picture and the window.
+        let level = |px: u32, py: u32| {
+            let lx = px.clamp(self.x0, self.x0 + self.width - 1) - self.x0;
+            let ly = py.clamp(self.y0, self.y0 + self.height - 1) - self.y0;
+            self.levels.level(lx, ly)
         };
-        blend(&self.grey, [i00, i10, i01, i11], fx, fy)
+        blend(
+            [
+                level(px0, py0),
+                level(px1, py0),
+                level(px0, py1),
+                level(px1, py1),
+            ],
+            fx,
+            fy,
+        )
     }
 
     /// Adds the bilinear grey levels at the points (`xs`, `ys`) to `out`, `per_pixel`
@@ -221,8 +283,6 @@ impl GreyWindow {
         let (left, top) = (self.x0 as f32, self.y0 as f32);
         let right = (self.x0 + self.width - 1) as f32;
         let bottom = (self.y0 + self.height - 1) as f32;
-        let g = &self.grey;
-        let stride = self.width as usize;
         let points = xs.chunks_exact(per_pixel).zip(ys.chunks_exact(per_pixel));
         for (pixel, (xs, ys)) in out.iter_mut().zip(points) {
             // Added in a register, in the same order as one at a time.
@@ -236,15 +296,53 @@ impl GreyWindow {
                 // In the window, so non-negative: truncation is the floor.
                 let (px0, py0) = (x as u32, y as u32);
                 let (fx, fy) = (x - px0 as f32, y - py0 as f32);
-                let i = ((py0 - self.y0) * self.width + (px0 - self.x0)) as usize;
-                let upper = g[i] * (1.0 - fx) + g[i + 1] * fx;
-                let lower = g[i + stride] * (1.0 - fx) + g[i + stride + 1] * fx;
-                sum += upper * (1.0 - fy) + lower * fy;
+                let (lx, ly) = (px0 - self.x0, py0 - self.y0);
+                let g = &self.levels;
+                sum += blend(
+                    [
+                        g.level(lx, ly),
+                        g.level(lx + 1, ly),
+                        g.level(lx, ly + 1),
+                        g.level(lx + 1, ly + 1),
+                    ],
+                    fx,
+                    fy,
+                );
             }
             *pixel = sum;
         }
     }
+
+    /// The rectified board's grey levels: each output pixel the mean of `samples`x`samples`
+    /// bilinear samples at `offsets` (board coordinates, the same across and down).
+    fn rectified(&self, projection: &BoardToPicture, offsets: &[f32], samples: usize) -> Vec<f32> {
+        let mut gray = vec![0.0f32; BOARD * BOARD];
+        // Rows in parallel: one picture alone gets both cores (in a batch, rayon keeps them
+        // busy with other pictures anyway). Each row is computed exactly as in sequence.
+        gray.par_chunks_mut(BOARD).enumerate().for_each_init(
+            || (vec![0.0f32; offsets.len()], vec![0.0f32; offsets.len()]),
+            |(xs, ys), (row, out)| {
+                for &v in &offsets[row * samples..(row + 1) * samples] {
+                    // First every sample point of this line (a loop the compiler vectorizes),
+                    // then the picture at them, each output pixel adding its own samples.
+                    for ((x, y), &u) in xs.iter_mut().zip(ys.iter_mut()).zip(offsets) {
+                        let (px, py) = projection.map(u, v);
+                        (*x, *y) = (px - 0.5, py - 0.5);
+                    }
+                    self.add_samples(xs, ys, samples, out);
+                }
+                let count = (samples * samples) as f32;
+                out.iter_mut().for_each(|pixel| *pixel /= count);
+            },
+        );
+        gray
+    }
 }
+
+/// Windows with more pixels than this many times the samples taken from them are sampled
+/// from the picture's bytes instead of converted to grey first ([`FromPicture`]): boards over
+/// about 1,200 pixels a side.
+const CONVERT_UP_TO: usize = 4;
 
 /// Warps the quad to a `BOARD`×`BOARD` grey square. Returns `None` for a degenerate quad.
 pub fn rectify(image: &RgbImage, corners: [[f32; 2]; 4]) -> Option<Rectified> {
@@ -271,7 +369,7 @@ pub fn rectify(image: &RgbImage, corners: [[f32; 2]; 4]) -> Option<Rectified> {
     ]
     .map(|(u, v)| projection.map(u, v));
     let (w, h) = image.dimensions();
-    let window = if outer.iter().all(|(x, y)| x.is_finite() && y.is_finite()) {
+    let (x0, y0, x1, y1) = if outer.iter().all(|(x, y)| x.is_finite() && y.is_finite()) {
         let bound = |values: [f32; 4], limit: u32| {
             let lo = values.iter().fold(f32::INFINITY, |a, &b| a.min(b)) - 2.0;
             let hi = values.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b)) + 2.0;
@@ -280,9 +378,9 @@ pub fn rectify(image: &RgbImage, corners: [[f32; 2]; 4]) -> Option<Rectified> {
         };
         let (x0, x1) = bound(outer.map(|p| p.0), w);
         let (y0, y1) = bound(outer.map(|p| p.1), h);
-        GreyWindow::new(image, x0, y0, x1, y1)
+        (x0, y0, x1, y1)
     } else {
-        GreyWindow::new(image, 0, 0, w - 1, h - 1)
+        (0, 0, w - 1, h - 1)
     };
     // Board coordinates of the samples along one row (the same for every row and down a
     // column): `samples` evenly spaced inside each output pixel.
@@ -292,25 +390,12 @@ pub fn rectify(image: &RgbImage, corners: [[f32; 2]; 4]) -> Option<Rectified> {
             (pixel as f32 - MARGIN as f32 + (sub as f32 + 0.5) / samples as f32) * inv
         })
         .collect();
-    let mut gray = vec![0.0f32; BOARD * BOARD];
-    // Rows in parallel: one picture alone gets both cores (in a batch, rayon keeps them busy
-    // with other pictures anyway). Each row is computed exactly as in sequence.
-    gray.par_chunks_mut(BOARD).enumerate().for_each_init(
-        || (vec![0.0f32; offsets.len()], vec![0.0f32; offsets.len()]),
-        |(xs, ys), (row, out)| {
-            for &v in &offsets[row * samples..(row + 1) * samples] {
-                // First every sample point of this line (a loop the compiler vectorizes),
-                // then the picture at them, each output pixel adding its own samples.
-                for ((x, y), &u) in xs.iter_mut().zip(ys.iter_mut()).zip(&offsets) {
-                    let (px, py) = projection.map(u, v);
-                    (*x, *y) = (px - 0.5, py - 0.5);
-                }
-                window.add_samples(xs, ys, samples, out);
-            }
-            let count = (samples * samples) as f32;
-            out.iter_mut().for_each(|pixel| *pixel /= count);
-        },
-    );
+    let window_pixels = (x1 - x0 + 1) as usize * (y1 - y0 + 1) as usize;
+    let gray = if window_pixels > CONVERT_UP_TO * offsets.len() * offsets.len() {
+        picture_window(image, x0, y0, x1, y1).rectified(&projection, &offsets, samples)
+    } else {
+        converted_window(image, x0, y0, x1, y1).rectified(&projection, &offsets, samples)
+    };
     Some(Rectified { gray })
 }
 
@@ -406,12 +491,12 @@ pub fn cut_cells_zoomed(board: &Rectified, cells: &[usize], zoom: f32) -> Vec<f3
                 let sx = centre_x + (x as f32 + 0.5 - half) * zoom - 0.5;
                 let (left, across) = (sx.floor(), sx - sx.floor());
                 let neighbours = [
-                    index(left, row),
-                    index(left + 1.0, row),
-                    index(left, row + 1.0),
-                    index(left + 1.0, row + 1.0),
+                    board.gray[index(left, row)],
+                    board.gray[index(left + 1.0, row)],
+                    board.gray[index(left, row + 1.0)],
+                    board.gray[index(left + 1.0, row + 1.0)],
                 ];
-                let grey = blend(&board.gray, neighbours, across, down);
+                let grey = blend(neighbours, across, down);
                 out.push((grey - mean) * scale);
             }
         }
@@ -614,18 +699,29 @@ mod tests {
             let v = (x * 37 + y * 101) as u8;
             image::Rgb([v, v.wrapping_mul(7), v.wrapping_add(91)])
         });
-        let window = GreyWindow::new(&image, 5, 4, 30, 25);
+        let window = converted_window(&image, 5, 4, 30, 25);
         for (x, y, pixel) in image.enumerate_pixels() {
             if (5..=30).contains(&x) && (4..=25).contains(&y) {
-                let i = ((y - 4) * window.width + (x - 5)) as usize;
-                assert_eq!(window.grey[i], grey_level(pixel.0));
+                assert_eq!(window.levels.level(x - 5, y - 4), grey_level(pixel.0));
             }
         }
         let xs: Vec<f32> = (0..60).map(|k| -3.0 + k as f32 * 0.61).collect();
         let ys: Vec<f32> = (0..60).map(|k| 31.0 - k as f32 * 0.57).collect();
+        assert_samples_as_one_by_one(&window, &xs, &ys);
+        // The same window read from the picture's bytes: the same levels, the same samples.
+        let from_picture = picture_window(&image, 5, 4, 30, 25);
+        for y in 0..22 {
+            for x in 0..26 {
+                assert_eq!(from_picture.levels.level(x, y), window.levels.level(x, y));
+            }
+        }
+        assert_samples_as_one_by_one(&from_picture, &xs, &ys);
+    }
+
+    fn assert_samples_as_one_by_one<L: GreyLevels>(window: &GreyWindow<L>, xs: &[f32], ys: &[f32]) {
         for per_pixel in 1..=3 {
             let mut out = vec![0.25; 60 / per_pixel];
-            window.add_samples(&xs, &ys, per_pixel, &mut out);
+            window.add_samples(xs, ys, per_pixel, &mut out);
             for (k, value) in out.iter().enumerate() {
                 let one_by_one = (k * per_pixel..(k + 1) * per_pixel)
                     .fold(0.25, |sum, i| sum + window.sample(xs[i], ys[i]));
@@ -633,8 +729,41 @@ mod tests {
             }
         }
         // Not a number: the clamped path, which reads no pixel outside and gives no number.
-        let mut out = [0.0];
+        let mut out = [0.0f32];
         window.add_samples(&[f32::NAN], &[10.0], 1, &mut out);
         assert!(out[0].is_nan() && window.sample(f32::NAN, 10.0).is_nan());
+    }
+
+    #[test]
+    fn a_large_board_read_from_the_picture_is_rectified_as_if_converted() {
+        // A 1,500-pixel board of arbitrary colours: over `CONVERT_UP_TO` times the samples.
+        let image = RgbImage::from_fn(1600, 1550, |x, y| {
+            let v = (x * 37 + y * 101) as u8;
+            image::Rgb([v, v.wrapping_mul(7), v.wrapping_add(91)])
+        });
+        let corners = [
+            [40.0, 30.0],
+            [1540.0, 50.0],
+            [1530.0, 1520.0],
+            [60.0, 1510.0],
+        ];
+        let projection = board_to_picture(corners).expect("a quad");
+        let samples = 3;
+        let offsets: Vec<f32> = (0..BOARD * samples)
+            .map(|k| {
+                let (pixel, sub) = (k / samples, k % samples);
+                (pixel as f32 - MARGIN as f32 + (sub as f32 + 0.5) / samples as f32)
+                    * (1.0 / (8 * SQUARE) as f32)
+            })
+            .collect();
+        assert!(1600 * 1550 > CONVERT_UP_TO * offsets.len() * offsets.len());
+        let converted = converted_window(&image, 0, 0, 1599, 1549);
+        let from_picture = picture_window(&image, 0, 0, 1599, 1549);
+        let expected = converted.rectified(&projection, &offsets, samples);
+        let read = from_picture.rectified(&projection, &offsets, samples);
+        assert!(read == expected, "the two windows differ");
+        // What `rectify` gives: the window it reads is only the board's, from the picture.
+        let rectified = rectify(&image, corners).expect("rectifies").gray;
+        assert!(rectified == expected, "rectify reads another grey");
     }
 }
