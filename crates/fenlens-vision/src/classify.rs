@@ -728,9 +728,7 @@ mod tests {
 
     #[test]
     fn forward_matches_candle_convolutions() {
-        let varmap = candle_nn::VarMap::new();
-        let vb = VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu);
-        let net = SquareNet::new(vb, NetShape::default()).unwrap();
+        let net = untrained_net();
         let input = Tensor::rand(0f32, 1.0, (3, 1, CROP, CROP), &Device::Cpu).unwrap();
         // The textbook path: candle's own convolutions, channels-first.
         let x = net.conv1.forward(&input).unwrap().relu().unwrap();
@@ -786,6 +784,13 @@ mod tests {
             }
         }
         apart
+    }
+
+    /// A network of the default shape with candle's initial weights.
+    fn untrained_net() -> SquareNet {
+        let varmap = candle_nn::VarMap::new();
+        let vb = VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu);
+        SquareNet::new(vb, NetShape::default()).unwrap()
     }
 
     /// A classifier with new random weights, through the same loading path as a trained one.
@@ -1064,9 +1069,7 @@ mod tests {
 
     #[test]
     fn dropout_changes_the_training_pass_only_when_asked() {
-        let varmap = candle_nn::VarMap::new();
-        let vb = VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu);
-        let net = SquareNet::new(vb, NetShape::default()).unwrap();
+        let net = untrained_net();
         let input = Tensor::randn(0f32, 1.0, (8, 1, CROP, CROP), &Device::Cpu).unwrap();
         let values = |t: Tensor| t.flatten_all().unwrap().to_vec1::<f32>().unwrap();
         let plain = values(net.forward(&input).unwrap());
@@ -1087,9 +1090,7 @@ mod tests {
 
     #[test]
     fn network_shapes() {
-        let varmap = candle_nn::VarMap::new();
-        let vb = VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu);
-        let net = SquareNet::new(vb, NetShape::default()).unwrap();
+        let net = untrained_net();
         let input = Tensor::zeros((3, 1, CROP, CROP), DType::F32, &Device::Cpu).unwrap();
         let out = net.forward(&input).unwrap();
         assert_eq!(out.dims(), &[3, CLASSES]);
@@ -1125,12 +1126,12 @@ mod tests {
         let all_read = every.read_board(&board).unwrap().probabilities;
         let skipping = every.with_blank_skip(true);
         let read = skipping.read_board(&board).unwrap();
-        for cell in 0..64 {
+        for (cell, (row, contested)) in read.probabilities.iter().zip(&read.contested).enumerate() {
             if noisy(cell) {
-                assert_eq!(read.probabilities[cell], all_read[cell], "square {cell}");
+                assert_eq!(*row, all_read[cell], "square {cell}");
             } else {
-                assert_eq!(read.probabilities[cell], BLANK_READING, "square {cell}");
-                assert!(!read.contested[cell]);
+                assert_eq!(*row, BLANK_READING, "square {cell}");
+                assert!(!contested);
             }
         }
         assert!((BLANK_READING.iter().sum::<f32>() - 1.0).abs() < 1e-6);
