@@ -95,7 +95,7 @@ pub struct EvalArgs {
     /// since the twenty-sixth session; this measures the flags with them).
     #[arg(long)]
     contested: bool,
-    /// Do not flag the pieces read short of sure (under 0.999) on boards where four or more
+    /// Do not flag the pieces read short of sure (under 0.9999) on boards where four or more
     /// pieces are uncertain already (the default does; this measures the flags without it).
     #[arg(long)]
     no_design_doubt: bool,
