@@ -16,12 +16,10 @@
 use std::path::PathBuf;
 
 use fenlens_vision::classify::Classifier;
-use fenlens_vision::rectify::{BLANK_RANGE, BOARD, MARGIN, SQUARE};
+use fenlens_vision::rectify::{BLANK_RANGE, blank_ranges};
 
 mod common;
 
-/// Pixels left out along each side of a square, as `blank_cells` does.
-const INSET: usize = 2;
 /// The bounds tallied.
 const BOUNDS: [f32; 6] = [0.03, 0.06, 0.1, 0.15, 0.2, 0.3];
 
@@ -45,22 +43,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 return;
             }
         };
-        let gray = &truth.rectified.gray;
-        let n = gray.len() as f32;
-        let mean = gray.iter().sum::<f32>() / n;
-        let spread = (gray.iter().map(|g| (g - mean).powi(2)).sum::<f32>() / n).sqrt();
-        let scale = 1.0 / (spread + 0.05);
-        for (cell, &class) in truth.classes.iter().enumerate() {
-            let (x0, y0) = (MARGIN + (cell % 8) * SQUARE, MARGIN + (cell / 8) * SQUARE);
-            let (mut low, mut high) = (f32::INFINITY, f32::NEG_INFINITY);
-            for y in y0 + INSET..y0 + SQUARE - INSET {
-                let row = y * BOARD + x0;
-                for &g in &gray[row + INSET..row + SQUARE - INSET] {
-                    low = low.min(g);
-                    high = high.max(g);
-                }
-            }
-            let range = (high - low) * scale;
+        let ranges = blank_ranges(&truth.rectified);
+        for (cell, (&class, &range)) in truth.classes.iter().zip(&ranges).enumerate() {
             let empty = class == 0;
             if empty {
                 empties += 1;

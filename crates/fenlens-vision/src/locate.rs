@@ -1253,11 +1253,11 @@ fn box_shrink(image: &RgbImage, block: u32) -> RgbImage {
     let (out_w, out_h) = (w.div_ceil(block), h.div_ceil(block));
     let mut out = RgbImage::new(out_w, out_h);
     let mut sums = vec![0u32; out_w as usize * 3];
+    let stride = w as usize * 3;
     for out_y in 0..out_h {
         sums.fill(0);
         let rows = out_y * block..((out_y + 1) * block).min(h);
         let height = rows.len() as u32;
-        let stride = w as usize * 3;
         for y in rows {
             let row = &image.as_raw()[y as usize * stride..(y as usize + 1) * stride];
             for (x, pixel) in row.chunks_exact(3).enumerate() {

@@ -203,10 +203,25 @@ struct GreyWindow<L> {
     levels: L,
 }
 
+impl<L> GreyWindow<L> {
+    /// The window of `image` from (`x0`, `y0`) to (`x1`, `y1`), both included, its grey
+    /// levels from `levels`.
+    fn over(image: &RgbImage, (x0, y0, x1, y1): (u32, u32, u32, u32), levels: L) -> Self {
+        GreyWindow {
+            x0,
+            y0,
+            width: x1 - x0 + 1,
+            height: y1 - y0 + 1,
+            picture: image.dimensions(),
+            levels,
+        }
+    }
+}
+
 /// The window of `image` from (`x0`, `y0`) to (`x1`, `y1`), both included, converted to grey.
 fn converted_window(image: &RgbImage, x0: u32, y0: u32, x1: u32, y1: u32) -> GreyWindow<Converted> {
-    let (width, height) = (x1 - x0 + 1, y1 - y0 + 1);
-    let mut grey = Vec::with_capacity((width * height) as usize);
+    let width = x1 - x0 + 1;
+    let mut grey = Vec::with_capacity((width * (y1 - y0 + 1)) as usize);
     let stride = image.width() as usize * 3;
     let tables = GreyTables::new();
     for y in y0..=y1 {
@@ -214,14 +229,7 @@ fn converted_window(image: &RgbImage, x0: u32, y0: u32, x1: u32, y1: u32) -> Gre
         let row = &image.as_raw()[row_start..row_start + width as usize * 3];
         grey.extend(row.chunks_exact(3).map(|p| tables.grey(p)));
     }
-    GreyWindow {
-        x0,
-        y0,
-        width,
-        height,
-        picture: image.dimensions(),
-        levels: Converted { width, grey },
-    }
+    GreyWindow::over(image, (x0, y0, x1, y1), Converted { width, grey })
 }
 
 /// The same window, its grey levels computed where sampled.
@@ -232,19 +240,13 @@ fn picture_window(
     x1: u32,
     y1: u32,
 ) -> GreyWindow<FromPicture<'_>> {
-    GreyWindow {
+    let levels = FromPicture {
+        image,
         x0,
         y0,
-        width: x1 - x0 + 1,
-        height: y1 - y0 + 1,
-        picture: image.dimensions(),
-        levels: FromPicture {
-            image,
-            x0,
-            y0,
-            tables: GreyTables::new(),
-        },
-    }
+        tables: GreyTables::new(),
+    };
+    GreyWindow::over(image, (x0, y0, x1, y1), levels)
 }
 
 impl<L: GreyLevels> GreyWindow<L> {
@@ -344,6 +346,18 @@ impl<L: GreyLevels> GreyWindow<L> {
 /// about 1,200 pixels a side.
 const CONVERT_UP_TO: usize = 4;
 
+/// Board coordinates of the samples along one row of the rectified board (the same for every
+/// row and down a column): `samples` evenly spaced inside each output pixel.
+fn sample_offsets(samples: usize) -> Vec<f32> {
+    let inv = 1.0 / (8 * SQUARE) as f32;
+    (0..BOARD * samples)
+        .map(|k| {
+            let (pixel, sub) = (k / samples, k % samples);
+            (pixel as f32 - MARGIN as f32 + (sub as f32 + 0.5) / samples as f32) * inv
+        })
+        .collect()
+}
+
 /// Warps the quad to a `BOARD`×`BOARD` grey square. Returns `None` for a degenerate quad.
 pub fn rectify(image: &RgbImage, corners: [[f32; 2]; 4]) -> Option<Rectified> {
     if image.width() == 0 || image.height() == 0 {
@@ -382,14 +396,7 @@ pub fn rectify(image: &RgbImage, corners: [[f32; 2]; 4]) -> Option<Rectified> {
     } else {
         (0, 0, w - 1, h - 1)
     };
-    // Board coordinates of the samples along one row (the same for every row and down a
-    // column): `samples` evenly spaced inside each output pixel.
-    let offsets: Vec<f32> = (0..BOARD * samples)
-        .map(|k| {
-            let (pixel, sub) = (k / samples, k % samples);
-            (pixel as f32 - MARGIN as f32 + (sub as f32 + 0.5) / samples as f32) * inv
-        })
-        .collect();
+    let offsets = sample_offsets(samples);
     let window_pixels = (x1 - x0 + 1) as usize * (y1 - y0 + 1) as usize;
     let gray = if window_pixels > CONVERT_UP_TO * offsets.len() * offsets.len() {
         picture_window(image, x0, y0, x1, y1).rectified(&projection, &offsets, samples)
@@ -433,16 +440,15 @@ const BLANK_INSET: usize = 2;
 
 /// The widest range of grey, in the crops' normalized units (the board's spread), that the
 /// inside of a square may show and still be blank. Thirty-seventh session, rectified at the true
-/// corners: of 70,000 pieces on 14 foreign designs, 11 chess fonts and the held-out lichess
-/// designs (photographs, book diagrams, thumbnails of 64-128 pixels included), none showed under
-/// 0.51 (`cargo run --release -p fenlens-vision --example blank_squares DIR`), while 55% of the
+/// corners: of about 45,000 pieces on 14 foreign designs, 11 chess fonts and the held-out
+/// lichess designs (photographs, book diagrams, thumbnails of 64-128 pixels included), none
+/// showed under 0.50 (`cargo run --release -p fenlens-vision --example blank_squares DIR`), while 55% of the
 /// empty squares show under 0.15 (44% of the thumbnails').
 pub const BLANK_RANGE: f32 = 0.15;
 
-/// For each square (display order), whether its inside (less [`BLANK_INSET`] pixels along each
-/// side) is one flat grey: its range, scaled as [`cut_squares`] scales the crops, is under
-/// [`BLANK_RANGE`]. Nothing is drawn on such a square, so the classifier need not read it.
-pub fn blank_cells(board: &Rectified) -> [bool; 64] {
+/// For each square (display order), the range of grey inside it (less [`BLANK_INSET`] pixels
+/// along each side), scaled as [`cut_squares`] scales the crops.
+pub fn blank_ranges(board: &Rectified) -> [f32; 64] {
     let (_, scale) = normalization(board);
     std::array::from_fn(|cell| {
         let (x0, y0) = (MARGIN + (cell % 8) * SQUARE, MARGIN + (cell / 8) * SQUARE);
@@ -454,8 +460,15 @@ pub fn blank_cells(board: &Rectified) -> [bool; 64] {
                 high = high.max(g);
             }
         }
-        (high - low) * scale < BLANK_RANGE
+        (high - low) * scale
     })
+}
+
+/// For each square (display order), whether its inside is one flat grey: its
+/// [`blank_ranges`] is under [`BLANK_RANGE`]. Nothing is drawn on such a square, so the
+/// classifier need not read it.
+pub fn blank_cells(board: &Rectified) -> [bool; 64] {
+    blank_ranges(board).map(|range| range < BLANK_RANGE)
 }
 
 /// Where [`cut_cells_zoomed`] zooms about, down a crop: three quarters of the way down the
@@ -749,13 +762,7 @@ mod tests {
         ];
         let projection = board_to_picture(corners).expect("a quad");
         let samples = 3;
-        let offsets: Vec<f32> = (0..BOARD * samples)
-            .map(|k| {
-                let (pixel, sub) = (k / samples, k % samples);
-                (pixel as f32 - MARGIN as f32 + (sub as f32 + 0.5) / samples as f32)
-                    * (1.0 / (8 * SQUARE) as f32)
-            })
-            .collect();
+        let offsets = sample_offsets(samples);
         assert!(1600 * 1550 > CONVERT_UP_TO * offsets.len() * offsets.len());
         let converted = converted_window(&image, 0, 0, 1599, 1549);
         let from_picture = picture_window(&image, 0, 0, 1599, 1549);
