@@ -39,6 +39,11 @@ KIND is one of
     thumbnails   game positions of the clean and overlay pictures shrunk (Lanczos) until the
                  board is 64, 96 or 128 pixels wide (in turn), as sites show games in lists
                  and previews, category `thumbN` with N the board's width
+    desktop      each picture pasted at its own size into a whole-screen screenshot of
+                 2560x1440 or 3840x2160 (in turn) with a browser's tab bar, a side panel of
+                 text lines, a move list and a small board-like preview (8x8 squares of
+                 another palette, a fifth of the board's width) beside the board, on a dark or
+                 light page (in turn), category `desktopW` with W the screen's width
 
 The manifest is copied with the new file names (the truth stays the drawn placement; corners
 move with a crop), so `fenlens eval DEST --verbose` shows what was misread and flagged:
@@ -389,6 +394,69 @@ def thumbnails(i, row, picture, dest):
     return name
 
 
+DESKTOP_SCREENS = ((2560, 1440), (3840, 2160))
+DESKTOP_PAGES = (
+    # page, panels, text
+    ((22, 21, 18), (38, 36, 33), (186, 186, 186)),
+    ((240, 240, 240), (255, 255, 255), (60, 60, 60)),
+)
+
+
+def desktop(i, row, picture, dest):
+    rng = random.Random(i)
+    width, height = DESKTOP_SCREENS[i % len(DESKTOP_SCREENS)]
+    page, panel, ink = DESKTOP_PAGES[(i // len(DESKTOP_SCREENS)) % len(DESKTOP_PAGES)]
+    picture = picture.convert("RGB")
+    screen = Image.new("RGB", (width, height), page)
+    draw = ImageDraw.Draw(screen)
+    bar = height // 18
+    # Tab bar and address bar.
+    draw.rectangle([0, 0, width, bar], fill=panel)
+    for t in range(rng.randint(3, 8)):
+        x = 10 + t * width // 9
+        draw.rounded_rectangle([x, bar // 6, x + width // 10, bar - 4], 6, fill=page)
+        draw.text((x + 12, bar // 3), "Tab %d - chess" % t, fill=ink)
+    draw.rectangle([width // 8, bar + 8, width - width // 8, 2 * bar - 8], fill=panel)
+    draw.text((width // 8 + 16, bar + bar // 3), "https://example.org/game/%d" % i, fill=ink)
+    top = 2 * bar + rng.randint(10, height // 10)
+    left = rng.randint(width // 6, width // 3)
+    if top + picture.height > height or left + picture.width > width:
+        return None
+    # A side panel of text lines left of the board, a move list right of it.
+    draw.rectangle([10, top, left - 30, top + picture.height], fill=panel)
+    for line in range(rng.randint(6, 20)):
+        y = top + 20 + line * 28
+        if y > top + picture.height - 20:
+            break
+        draw.text((30, y), "Player %d  (%d)" % (line, 1500 + 37 * line), fill=ink)
+    moves_left = left + picture.width + 40
+    draw.rectangle([moves_left, top, width - 10, top + picture.height], fill=panel)
+    for move in range(rng.randint(5, 30)):
+        y = top + 16 + move * 24
+        if y > top + picture.height - 20:
+            break
+        draw.text((moves_left + 20, y), "%d. e4 e5  Nf3 Nc6" % (move + 1), fill=ink)
+    # A small board-like preview under the move list.
+    square = max(4, picture.width // 40)
+    px, py = moves_left + 20, min(height - 8 * square - 10, top + picture.height + 30)
+    for r in range(8):
+        for f in range(8):
+            colour = (200, 200, 170) if (r + f) % 2 == 0 else (110, 140, 90)
+            draw.rectangle(
+                [px + f * square, py + r * square, px + (f + 1) * square - 1, py + (r + 1) * square - 1],
+                fill=colour,
+            )
+    screen.paste(picture, (left, top))
+    corners = [[x + left, y + top] for x, y in row["boards"][0]["corners"]]
+    name = "images/%06d.png" % i
+    screen.save(os.path.join(dest, name))
+    row["category"] = "desktop%d" % width
+    row["width"], row["height"] = width, height
+    row["corners"] = corners
+    row["boards"][0]["corners"] = corners
+    return name
+
+
 KINDS = {
     "turned": turned,
     "see-through": see_through,
@@ -400,6 +468,7 @@ KINDS = {
     "crooked": crooked,
     "dragged": dragged,
     "thumbnails": thumbnails,
+    "desktop": desktop,
 }
 
 
