@@ -44,7 +44,10 @@
 //! 1.22 / 1.01 / 1.07 / 1.20 → 1.22 / 1.02 / 1.09 / 1.24, misread squares flagged unchanged but
 //! for seed 4711 (52.2 → 54.4%); random placements, which hold several kings by design, get
 //! the new flags (clean screenshots over all kinds 1.97 / 3.42 / 1.92 / 2.11 → 2.62 / 4.20 /
-//! 2.70 / 2.54).
+//! 2.70 / 2.54). Since the thirty-eighth session it looks only at boards that read like a game
+//! or whose design is doubted ([`implausible_worth_flagging`]): pieces set out as no game leaves
+//! them, read surely, break the counts by design (clean screenshots over all kinds, shipped
+//! models, 2.35 → 0.40 flags a board, every misread square still flagged).
 //!
 //! Then [`weigh_by_facts`] weighs every square's probabilities by the same facts, given the rest
 //! of the board, so that a reading whose runner-up would be a second king or a third rook is not
@@ -364,6 +367,24 @@ pub fn weigh_by_facts(readings: &mut [SquareReading]) {
 /// promotions by design, get the new flags (held-out seed 2026 14.32 -> 14.93). One flagged
 /// more again (fonts 84.6%) but clean game positions 0.49 / 0.62.
 pub const SUSPECT_PROMOTIONS: u32 = 2;
+
+/// Whether [`flag_implausible`] has anything to say about this board: its reading looks like a
+/// game (its [`crate::prior::game_likeness`] is at least [`crate::prior::GAME_LIKE_FROM`]) or
+/// its design is doubted ([`design_doubted`]). Pieces set out as no game leaves them (the
+/// renderer's random placements, a diagram of pieces placed at will), read surely, break the
+/// counts by design: there nearly every flag for a second king or a third rook falls on a
+/// square read right. A design misread surely on every copy, the case those flags are for,
+/// still leaves several pieces unsure, or reads as a game with one kind too many.
+/// Thirty-eighth session, `fenlens eval` (shipped four; flags a board / misread squares
+/// flagged), flagging only where this holds: clean pictures of the held-out lichess designs
+/// (seed 2026, every kind of position) 2.35 / 100% -> 0.40 / 100%, random placements among
+/// them 15.0 -> 2.4 flags a board; the 600 held-out lichess pictures of seed 2026 3.10 / 97.5%
+/// -> 2.14 / 97.5%; 14 foreign designs 7.98 / 96.4% -> 7.41 / 95.7%; 11 chess fonts 12.27 /
+/// 91.1% -> 12.20 / 90.7% (the model card, "Scattered pieces read surely are not flagged").
+pub fn implausible_worth_flagging(readings: &[SquareReading]) -> bool {
+    design_doubted(readings)
+        || crate::prior::game_likeness(&placement(readings)) >= crate::prior::GAME_LIKE_FROM
+}
 
 /// Marks as [`SquareReading::implausible`] the pieces that break a fact the composer could not
 /// restore cheaply, and the copies of kinds a side holds too many of. The chosen classes stay as
@@ -1149,6 +1170,38 @@ mod tests {
                     == read_queens.len() * usize::from(doubted)
             );
         }
+    }
+
+    #[test]
+    fn scattered_pieces_read_surely_are_not_worth_flagging_unless_the_design_is_doubted() {
+        // Three white kings, pawns on the back ranks, White's pieces on Black's home squares:
+        // pieces set out as no game leaves them, every one read surely.
+        let scattered = "PKQK2Bp/8/3k4/8/8/8/8/pqrkK1Pb";
+        let readings = read_surely(scattered);
+        let board = placement(&readings);
+        assert!(crate::prior::game_likeness(&board) < crate::prior::GAME_LIKE_FROM);
+        assert!(!design_doubted(&readings));
+        assert!(!implausible_worth_flagging(&readings));
+
+        // The same board with four pieces read unsure: the design is doubted, so its counts
+        // are worth flagging.
+        let mut probs = vec![certain(0); 64];
+        for square in Square::ALL {
+            probs[display_index(square, false)] = certain(piece_class(board.piece_at(square)));
+        }
+        for square in [Square::A8, Square::B8, Square::C8, Square::H8] {
+            let class = piece_class(board.piece_at(square));
+            probs[display_index(square, false)] = two(class, 0.6, 5);
+        }
+        let doubted = compose(&probs, false);
+        assert!(design_doubted(&doubted));
+        assert!(implausible_worth_flagging(&doubted));
+
+        // A game's position with one kind too many (a third white knight for a pawn on c2),
+        // read surely, is worth flagging too: a design misread on every copy looks so.
+        let game = read_surely("r1bqkb1r/pppp1ppp/2n2n2/4p3/4P3/2N2N2/PPNP1PPP/R1BQKB1R");
+        assert!(!design_doubted(&game));
+        assert!(implausible_worth_flagging(&game));
     }
 
     #[test]

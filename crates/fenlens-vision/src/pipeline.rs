@@ -13,8 +13,8 @@ use crate::classify::{BoardReading, Classifier};
 use crate::colour::{mean_greys, reconcile};
 use crate::compose::{
     SquareReading, UNCERTAIN_BELOW, as_displayed, compose_grouped, design_doubted, display_index,
-    flag_doubted_design, flag_implausible, flag_impossible_checks, keep_doubts, placement,
-    weigh_by_facts,
+    flag_doubted_design, flag_implausible, flag_impossible_checks, implausible_worth_flagging,
+    keep_doubts, placement, weigh_by_facts,
 };
 use crate::cover::covered_squares;
 use crate::decode::decode;
@@ -170,6 +170,7 @@ pub struct Recognizer {
     flag_doubted_designs: bool,
     weigh_doubted_by_games: bool,
     doubted_prior_game_like_from: f32,
+    flag_scattered: bool,
 }
 
 impl Recognizer {
@@ -193,6 +194,7 @@ impl Recognizer {
             flag_doubted_designs: true,
             weigh_doubted_by_games: true,
             doubted_prior_game_like_from: prior::GAME_LIKE_FROM,
+            flag_scattered: false,
         }
     }
 
@@ -266,6 +268,16 @@ impl Recognizer {
     /// [`crate::compose::flag_doubted_design`]). Off measures the flags without it.
     pub fn with_doubted_design_flags(mut self, on: bool) -> Recognizer {
         self.flag_doubted_designs = on;
+        self
+    }
+
+    /// Whether the pieces that break the counts (a second king, a third rook) are listed as
+    /// uncertain on every board, also where the pieces stand as no game leaves them and the
+    /// design is not doubted (off by default; see
+    /// [`crate::compose::implausible_worth_flagging`]). On measures the flags as they were
+    /// before the thirty-eighth session.
+    pub fn with_scattered_flags(mut self, on: bool) -> Recognizer {
+        self.flag_scattered = on;
         self
     }
 
@@ -401,7 +413,9 @@ impl Recognizer {
             }
             if self.weigh_facts {
                 weigh_by_facts(&mut squares);
-                flag_implausible(&mut squares);
+                if self.flag_scattered || implausible_worth_flagging(&squares) {
+                    flag_implausible(&mut squares);
+                }
             }
             squares
         };

@@ -99,6 +99,12 @@ pub struct EvalArgs {
     /// pieces are uncertain already (the default does; this measures the flags without it).
     #[arg(long)]
     no_design_doubt: bool,
+    /// Also flag the pieces that break the counts (a second king, a third rook) on boards whose
+    /// pieces stand as no game leaves them and whose design is not doubted, such as random
+    /// placements read surely (the default has not since the thirty-eighth session; this
+    /// measures the flags with them).
+    #[arg(long)]
+    scattered_flags: bool,
     /// Do not compose such boards again with the position prior weighing more (the default
     /// does; this measures the pipeline without it).
     #[arg(long)]
@@ -238,6 +244,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         .with_fact_weighing(!args.no_facts)
         .with_contested_flags(args.contested)
         .with_doubted_design_flags(!args.no_design_doubt)
+        .with_scattered_flags(args.scattered_flags)
         .with_doubted_prior(!args.no_doubted_prior)
         .with_doubted_prior_from(
             args.doubted_prior_from
