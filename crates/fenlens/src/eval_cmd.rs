@@ -100,7 +100,8 @@ pub struct EvalArgs {
     #[arg(long)]
     no_design_doubt: bool,
     /// Also flag the pieces that break the counts (a second king, a third rook) on boards whose
-    /// pieces stand as no game leaves them and whose design is not doubted, such as random
+    /// pieces stand as no game leaves them, whose design is not doubted and which break what a
+    /// misread game keeps (one king a side, at most 16 pieces a side), such as random
     /// placements read surely (the default has not since the thirty-eighth session; this
     /// measures the flags with them).
     #[arg(long)]
