@@ -272,10 +272,9 @@ impl Recognizer {
     }
 
     /// Whether the pieces that break the counts (a second king, a third rook) are listed as
-    /// uncertain on every board, also where the pieces stand as no game leaves them and the
-    /// design is not doubted (off by default; see
-    /// [`crate::compose::implausible_worth_flagging`]). On measures the flags as they were
-    /// before the thirty-eighth session.
+    /// uncertain on every board, also on pieces set out as no game leaves them and read surely
+    /// (off by default; [`crate::compose::implausible_worth_flagging`] says which boards those
+    /// are). On measures the flags as they were before the thirty-eighth session.
     pub fn with_scattered_flags(mut self, on: bool) -> Recognizer {
         self.flag_scattered = on;
         self
