@@ -386,24 +386,20 @@ pub const SUSPECT_PROMOTIONS: u32 = 2;
 /// the last condition 88.9%). The model card, "Pieces set out at will, read surely, are not
 /// flagged".
 pub fn implausible_worth_flagging(readings: &[SquareReading]) -> bool {
+    let board = placement(readings);
     design_doubted(readings)
-        || crate::prior::game_likeness(&placement(readings)) >= crate::prior::GAME_LIKE_FROM
-        || !set_out_at_will(readings)
+        || crate::prior::game_likeness(&board) >= crate::prior::GAME_LIKE_FROM
+        || !set_out_at_will(&board)
 }
 
-/// Whether the composed reading breaks what a misread game keeps: a side without exactly one
+/// Whether the composed placement breaks what a misread game keeps: a side without exactly one
 /// king (the composer keeps one a side wherever that is cheap), a side of more than 16 pieces,
 /// or a pawn on rank 1 or 8.
-fn set_out_at_will(readings: &[SquareReading]) -> bool {
-    let board = placement(readings);
-    let side_broken = Color::ALL.into_iter().any(|color| {
+fn set_out_at_will(board: &Board) -> bool {
+    Color::ALL.into_iter().any(|color| {
         let pieces = board.by_color(color);
         (board.kings() & pieces).count() != 1 || pieces.count() > 16
-    });
-    side_broken
-        || readings
-            .iter()
-            .any(|r| on_back_rank(r.square) && is_pawn(r.class))
+    }) || (board.pawns() & Bitboard::BACKRANKS).any()
 }
 
 /// Marks as [`SquareReading::implausible`] the pieces that break a fact the composer could not
