@@ -315,7 +315,7 @@ pub fn compose_grouped(
 /// How far the readings are from what a game can reach, in log-probability units: the
 /// promotion penalty, plus `ln MAX_COST` for each king too many or missing and each pawn on a
 /// back rank.
-fn fact_cost(readings: &[SquareReading]) -> f32 {
+pub(crate) fn fact_cost(readings: &[SquareReading]) -> f32 {
     let mut cost = promotion_penalty(readings);
     for color in Color::ALL {
         let kings = readings

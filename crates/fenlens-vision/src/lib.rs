@@ -8,7 +8,8 @@
 //! alike share one reading) → [`orient`] (which side
 //! is at the bottom) → [`prior`] (close calls weighed by what each square holds in games) →
 //! [`compose`] (the most probable placement that obeys simple facts, then
-//! the FEN). [`silhouette`] finds the piece's pixels in a square for the two checks;
+//! the FEN), within which [`relabel`] reads a drawing misread on every copy again from where
+//! its copies stand. [`silhouette`] finds the piece's pixels in a square for the two checks;
 //! [`cover`] finds squares hidden under a dialog or banner, which are reported uncertain.
 //! [`pipeline`] runs them all; [`train`] teaches the
 //! classifier from rendered boards.
@@ -24,6 +25,7 @@ pub mod orient;
 pub mod pipeline;
 pub mod prior;
 pub mod rectify;
+pub mod relabel;
 pub mod silhouette;
 pub mod symmetry;
 pub mod train;

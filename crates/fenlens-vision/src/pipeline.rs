@@ -22,6 +22,7 @@ use crate::locate::locate;
 use crate::orient::{join_labels, orient, orient_from_labels, orient_from_ranks, with_labels};
 use crate::prior;
 use crate::rectify::{cut_off_squares, rectify};
+use crate::relabel::relabel_drawings;
 use crate::silhouette::silhouettes;
 use crate::symmetry::{asymmetries, weigh_knights};
 
@@ -171,6 +172,7 @@ pub struct Recognizer {
     weigh_doubted_by_games: bool,
     doubted_prior_game_like_from: f32,
     flag_scattered: bool,
+    relabel: bool,
 }
 
 impl Recognizer {
@@ -195,6 +197,7 @@ impl Recognizer {
             weigh_doubted_by_games: true,
             doubted_prior_game_like_from: prior::GAME_LIKE_FROM,
             flag_scattered: false,
+            relabel: true,
         }
     }
 
@@ -294,6 +297,14 @@ impl Recognizer {
     /// `f32::NEG_INFINITY` weighs on every doubted board).
     pub fn with_doubted_prior_from(mut self, game_likeness: f32) -> Recognizer {
         self.doubted_prior_game_like_from = game_likeness;
+        self
+    }
+
+    /// Whether the copies of a drawing misread on every copy are read again from where they
+    /// stand, on boards whose design the classifier doubts or whose reading breaks the facts (on
+    /// by default; see [`crate::relabel`]). Off measures the pipeline without it.
+    pub fn with_relabel(mut self, on: bool) -> Recognizer {
+        self.relabel = on;
         self
     }
 
@@ -402,6 +413,9 @@ impl Recognizer {
                 }
             }
             let mut squares = compose_grouped(&probabilities, flipped, &alike_groups);
+            if self.relabel {
+                relabel_drawings(&mut squares, &unweighed, flipped, &alike_groups);
+            }
             for r in squares.iter_mut() {
                 let cell = display_index(r.square, flipped);
                 r.hidden = cut_off[cell] || covered[cell];

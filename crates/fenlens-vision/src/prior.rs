@@ -113,6 +113,12 @@ pub fn log_likelihood(board: &Board) -> f32 {
         .sum()
 }
 
+/// The natural logarithm of the share of games holding `class` on `square` ([`GAME_COUNTS`],
+/// one added to every count).
+pub fn log_frequency(square: Square, class: usize) -> f32 {
+    frequency(square, class).ln()
+}
+
 /// The share of games holding `class` on `square` ([`GAME_COUNTS`], one added to every count).
 fn frequency(square: Square, class: usize) -> f32 {
     FREQUENCY[square as usize][class]

@@ -110,6 +110,12 @@ pub struct EvalArgs {
     /// does; this measures the pipeline without it).
     #[arg(long)]
     no_doubted_prior: bool,
+    /// Do not read the copies of a drawing misread on every copy again from where they stand
+    /// (eight "bishops" along the second rank read as pawns; the default does on boards whose
+    /// design is doubted or whose reading breaks the counts; this measures the pipeline without
+    /// it).
+    #[arg(long)]
+    no_relabel: bool,
     /// Weigh the position prior more on a doubted board only when its first reading is at least
     /// this game-like (the mean log ratio of how often games hold each piece on its square;
     /// default: the built-in threshold; a large negative number weighs on every doubted board).
@@ -247,6 +253,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         .with_doubted_design_flags(!args.no_design_doubt)
         .with_scattered_flags(args.scattered_flags)
         .with_doubted_prior(!args.no_doubted_prior)
+        .with_relabel(!args.no_relabel)
         .with_doubted_prior_from(
             args.doubted_prior_from
                 .unwrap_or(fenlens_vision::prior::GAME_LIKE_FROM),
