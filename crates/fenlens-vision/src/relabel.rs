@@ -55,6 +55,9 @@ const MAX_MOVES: usize = 8;
 /// How many of the best single moves are tried as the first of a pair.
 const FIRST_OF_PAIR: usize = 12;
 
+/// How many of the best single moves are tried as the second of a pair.
+const SECOND_OF_PAIR: usize = 48;
+
 /// A unit (the squares of one drawing, or one square) taking one class, at its network cost.
 #[derive(Clone, Copy, Debug)]
 struct Move {
@@ -145,7 +148,7 @@ pub fn relabel_drawings(
             _ => {
                 let mut best: Option<(Move, Move, f32)> = None;
                 for &(first, _) in ranked.iter().take(FIRST_OF_PAIR) {
-                    for &second in &candidates {
+                    for &(second, _) in ranked.iter().take(SECOND_OF_PAIR) {
                         let overlaps = units[second.unit]
                             .iter()
                             .any(|i| units[first.unit].contains(i));
