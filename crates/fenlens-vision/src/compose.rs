@@ -371,7 +371,7 @@ pub const SUSPECT_PROMOTIONS: u32 = 2;
 /// Whether [`flag_implausible`] has anything to say about this board: its reading looks like a
 /// game (its [`crate::prior::game_likeness`] is at least [`crate::prior::GAME_LIKE_FROM`]), its
 /// design is doubted ([`design_doubted`]), or it keeps what a misread game keeps
-/// ([`set_out_at_will`] does not hold). Pieces set out as no game leaves them (the renderer's
+/// (`set_out_at_will` does not hold). Pieces set out as no game leaves them (the renderer's
 /// random placements, a diagram of pieces placed at will), read surely, break the counts by
 /// design: there nearly every flag for a second king or a third rook falls on a square read
 /// right. A game whose design is misread surely on every copy (its pawns read as bishops), the

@@ -446,7 +446,7 @@ const BLANK_INSET: usize = 2;
 /// empty squares show under 0.15 (44% of the thumbnails').
 pub const BLANK_RANGE: f32 = 0.15;
 
-/// For each square (display order), the range of grey inside it (less [`BLANK_INSET`] pixels
+/// For each square (display order), the range of grey inside it (less `BLANK_INSET` pixels
 /// along each side), scaled as [`cut_squares`] scales the crops.
 pub fn blank_ranges(board: &Rectified) -> [f32; 64] {
     let (_, scale) = normalization(board);
