@@ -56,8 +56,9 @@ pub const MARGIN: f32 = 5.0;
 
 /// A board whose composed reading is less game-like than this ([`prior::game_likeness`]) is
 /// left as it is: its pieces stand as no game leaves them, and moving a few drawings could make
-/// it look like one (a random placement's two white kings read as Black's pawns). Between the
-/// reading's own [`prior::GAME_LIKE_FROM`] and this, the board may still become game-like.
+/// it look like one (a random placement's two white kings read as Black's pawns). A reading
+/// between this and [`prior::GAME_LIKE_FROM`] may still change, where the moves leave it at
+/// least that game-like.
 pub const FIRST_READING_FROM: f32 = -1.5;
 
 /// One copy's log ratio is capped at `-ln FLOOR`, as [`crate::alike::pool`] floors each
@@ -96,6 +97,9 @@ pub fn relabel_drawings(
     if !design_doubted(readings) && fact_cost(readings) <= 0.0 {
         return false;
     }
+    if prior::game_likeness(&placement(readings)) < FIRST_READING_FROM {
+        return false;
+    }
     let mut units: Vec<Vec<usize>> = groups
         .iter()
         .filter(|g| g.len() > 1)
@@ -122,9 +126,6 @@ pub fn relabel_drawings(
         })
         .collect();
     let before: Vec<usize> = readings.iter().map(|r| r.class).collect();
-    if prior::game_likeness(&placement(readings)) < FIRST_READING_FROM {
-        return false;
-    }
     let mut moved = vec![false; readings.len()];
     for _ in 0..MAX_MOVES {
         let candidates = moves(readings, &units, &logs, &moved);
