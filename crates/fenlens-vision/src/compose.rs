@@ -299,7 +299,14 @@ pub fn compose_grouped(
             }
         }
     }
-    let groups: Vec<Vec<usize>> = groups
+    prefer_fewer_promotions(&mut readings, &in_readings_order(groups, flipped));
+    readings
+}
+
+/// Groups of display-order cells as groups of indices into the readings (standard orientation,
+/// a1 first).
+pub(crate) fn in_readings_order(groups: &[Vec<usize>], flipped: bool) -> Vec<Vec<usize>> {
+    groups
         .iter()
         .map(|cells| {
             cells
@@ -307,9 +314,7 @@ pub fn compose_grouped(
                 .filter_map(|&c| shown_at(c, flipped).map(|square| square as usize))
                 .collect()
         })
-        .collect();
-    prefer_fewer_promotions(&mut readings, &groups);
-    readings
+        .collect()
 }
 
 /// How far the readings are from what a game can reach, in log-probability units: the
@@ -684,15 +689,16 @@ fn moves(readings: &[SquareReading], units: &[&Vec<usize>], moved: &[bool]) -> V
     out
 }
 
-/// Makes a move, returning the classes it replaced.
-fn make(readings: &mut [SquareReading], unit: &[usize], to: usize) -> Vec<usize> {
+/// Makes a move: gives every square of `unit` the class `to`, returning the classes it
+/// replaced.
+pub(crate) fn make(readings: &mut [SquareReading], unit: &[usize], to: usize) -> Vec<usize> {
     unit.iter()
         .map(|&i| std::mem::replace(&mut readings[i].class, to))
         .collect()
 }
 
-/// Takes a move back.
-fn unmake(readings: &mut [SquareReading], unit: &[usize], was: &[usize]) {
+/// Takes a move back: gives the squares of `unit` the classes `was` ([`make`]'s return).
+pub(crate) fn unmake(readings: &mut [SquareReading], unit: &[usize], was: &[usize]) {
     for (&i, &class) in unit.iter().zip(was) {
         readings[i].class = class;
     }

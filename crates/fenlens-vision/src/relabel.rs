@@ -44,7 +44,8 @@
 
 use crate::classify::{CLASSES, class_piece};
 use crate::compose::{
-    SquareReading, design_doubted, display_index, fact_cost, placement, shown_at,
+    SquareReading, design_doubted, display_index, fact_cost, in_readings_order, make, placement,
+    unmake,
 };
 use crate::prior;
 
@@ -100,15 +101,9 @@ pub fn relabel_drawings(
     if prior::game_likeness(&placement(readings)) < FIRST_READING_FROM {
         return false;
     }
-    let mut units: Vec<Vec<usize>> = groups
-        .iter()
+    let mut units: Vec<Vec<usize>> = in_readings_order(groups, flipped)
+        .into_iter()
         .filter(|g| g.len() > 1)
-        .map(|cells| {
-            cells
-                .iter()
-                .filter_map(|&c| shown_at(c, flipped).map(|square| square as usize))
-                .collect()
-        })
         .collect();
     let grouped: Vec<usize> = units.iter().flatten().copied().collect();
     units.extend(
@@ -239,33 +234,30 @@ fn moves(
     out
 }
 
-/// Gives every square of `unit` the class `to`, returning the classes it replaced.
-fn make(readings: &mut [SquareReading], unit: &[usize], to: usize) -> Vec<usize> {
-    unit.iter()
-        .map(|&i| std::mem::replace(&mut readings[i].class, to))
-        .collect()
-}
-
-/// Takes [`make`] back.
-fn unmake(readings: &mut [SquareReading], unit: &[usize], was: &[usize]) {
-    for (&i, &class) in unit.iter().zip(was) {
-        readings[i].class = class;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use fenlens_fen::shakmaty::{Board, Color, Piece, Square};
 
     use super::*;
     use crate::classify::piece_class;
-    use crate::compose::compose_grouped;
+    use crate::compose::{compose_grouped, shown_at};
 
     /// Probabilities sure of `class`: every other class at one in ten million.
     fn sure(class: usize) -> [f32; CLASSES] {
         let mut p = [1e-7; CLASSES];
         p[class] = 1.0 - 12.0 * 1e-7;
         p
+    }
+
+    /// Display-order probabilities (White at the bottom) that read `board_fen` surely.
+    fn read_surely(board_fen: &str) -> Vec<[f32; CLASSES]> {
+        let board: Board = board_fen.parse().expect("a placement");
+        (0..64)
+            .map(|cell| {
+                let square = shown_at(cell, false).expect("a square");
+                sure(piece_class(board.piece_at(square)))
+            })
+            .collect()
     }
 
     /// Display-order probabilities (White at the bottom) that read `board_fen` surely, but
@@ -363,26 +355,14 @@ mod tests {
     fn a_familiar_design_read_surely_is_left_as_it_is() {
         // Nothing doubted and no fact broken: not even looked at.
         let fen = "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQ1RK1";
-        let board: Board = fen.parse().expect("a placement");
-        let network: Vec<[f32; CLASSES]> = (0..64)
-            .map(|cell| {
-                let square = shown_at(cell, false).expect("a square");
-                sure(piece_class(board.piece_at(square)))
-            })
-            .collect();
+        let network = read_surely(fen);
         let mut readings = compose_grouped(&network, false, &[]);
         assert!(!relabel_drawings(&mut readings, &network, false, &[]));
         assert_eq!(placement(&readings).board_fen().to_string(), fen);
         // A promoted queen read surely stays a queen: one copy's sure reading outweighs what
         // a queen on d6 costs.
         let fen = "4k3/8/3Q4/8/8/8/8/3QK3";
-        let board: Board = fen.parse().expect("a placement");
-        let network: Vec<[f32; CLASSES]> = (0..64)
-            .map(|cell| {
-                let square = shown_at(cell, false).expect("a square");
-                sure(piece_class(board.piece_at(square)))
-            })
-            .collect();
+        let network = read_surely(fen);
         let mut readings = compose_grouped(&network, false, &[]);
         relabel_drawings(&mut readings, &network, false, &[]);
         assert_eq!(placement(&readings).board_fen().to_string(), fen);
