@@ -109,12 +109,13 @@ pub fn game_likeness(board: &Board) -> f32 {
 pub fn log_likelihood(board: &Board) -> f32 {
     Square::ALL
         .into_iter()
-        .map(|square| frequency(square, piece_class(board.piece_at(square))).ln())
+        .map(|square| log_frequency(square, piece_class(board.piece_at(square))))
         .sum()
 }
 
 /// The natural logarithm of the share of games holding `class` on `square` ([`GAME_COUNTS`],
-/// one added to every count).
+/// one added to every count): one square's term of [`log_likelihood`], which
+/// [`crate::relabel`] adds up over the squares a move changes.
 pub fn log_frequency(square: Square, class: usize) -> f32 {
     frequency(square, class).ln()
 }
