@@ -198,6 +198,67 @@ fn boards_the_small_boxes_hid_are_found() {
 }
 
 #[test]
+fn crowded_boards_filling_the_picture_are_found() {
+    // Pieces on all 64 squares, drawn by `fenlens render` to the picture's edges: two of 60
+    // such pictures in which the locator's lattice of inner corners fitted a wrong board (or
+    // none) before a board filling the picture was checked by its squares' colours.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/pieces/lichess");
+    if !root.is_dir() {
+        eprintln!("../shared is missing: skipped");
+        return;
+    }
+    let dir = temp_dir("crowded");
+    for (set, theme, placement, size) in [
+        (
+            "california",
+            "olive",
+            "bnNkQRbp/QPQRRbpn/bBrBnqnq/NBnrPbNP/nPnbrnpp/BPPRNnNp/BkbPqpqQ/QKknqqpb",
+            560.0,
+        ),
+        (
+            "shapes",
+            "ic",
+            "RPkqBqpq/PNRrpbpp/kqKRRpKq/QpnnQPBb/nKbKqqpn/PPKQBkQP/bNQqQnBB/pKRnRbKQ",
+            320.0,
+        ),
+    ] {
+        let path = dir.join(format!("{set}.png"));
+        let path_text = path.to_str().unwrap();
+        let pieces = root.join(set);
+        let drawn = fenlens(&[
+            "render",
+            placement,
+            "-o",
+            path_text,
+            "--theme",
+            theme,
+            "--size",
+            &size.to_string(),
+            "--pieces",
+            pieces.to_str().unwrap(),
+        ]);
+        assert!(drawn.status.success(), "{drawn:?}");
+        let read = fenlens(&["recognize", "--json", path_text]);
+        assert!(read.status.success(), "{set}: {read:?}");
+        let json: serde_json::Value = serde_json::from_slice(&read.stdout).unwrap();
+        let corners = &json["board"]["corners"];
+        for (i, want) in [[0.0, 0.0], [size, 0.0], [size, size], [0.0, size]]
+            .iter()
+            .enumerate()
+        {
+            for axis in 0..2 {
+                let got = corners[i][axis].as_f64().unwrap();
+                assert!(
+                    (got - want[axis]).abs() < 3.0,
+                    "{set}: corner {i} at {corners}, not {want:?}"
+                );
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn hard_pictures_reach_a_minimum_square_accuracy() {
     let dir = temp_dir("hard");
     let mut pictures = render(&dir, Category::Screenshot, 4, 777);
