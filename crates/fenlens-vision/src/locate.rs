@@ -2040,38 +2040,37 @@ mod tests {
 
     #[test]
     fn a_fit_slid_off_the_board_is_moved_back() {
-        // The board's first inner corner is at (140, 140); the fit has slid one square left,
-        // so its first column lies on the plain margin and the board's h-file is beyond it.
-        let gray = grey_board(480, 100, 100, 40, 60);
-        let slid = fit_at(100.0, 140.0, 40.0);
-        let (moved, in_doubt) = shift_onto_board(slid, &gray, 480, 480);
-        assert!(!in_doubt);
-        assert_outer_corner(&moved, 100.0, 100.0);
-        // Slid up a square instead: moved down.
-        let slid = fit_at(140.0, 100.0, 40.0);
-        assert_outer_corner(&shift_onto_board(slid, &gray, 480, 480).0, 100.0, 100.0);
-        // A board filling the picture but a margin column on the left (at x 40), the fit slid
-        // a square right: its last column lies outside the picture, which counts as off the
-        // board.
-        let gray = grey_board(360, 40, 0, 40, 60);
-        let slid = fit_at(120.0, 40.0, 40.0);
-        let (moved, in_doubt) = shift_onto_board(slid, &gray, 360, 320);
-        assert!(!in_doubt);
-        assert_outer_corner(&moved, 40.0, 0.0);
-    }
-
-    #[test]
-    fn a_fit_slid_two_squares_off_the_board_is_moved_back_twice() {
-        // The fit slid two squares left: its first two columns lie on the plain margin, the
-        // board's g- and h-files beyond it.
-        let gray = grey_board(560, 140, 100, 40, 60);
-        let slid = fit_at(100.0, 140.0, 40.0);
-        let (moved, in_doubt) = shift_onto_board(slid, &gray, 560, 560);
-        assert!(!in_doubt);
-        assert_outer_corner(&moved, 140.0, 100.0);
-        // Slid up two squares: moved down twice.
-        let slid = fit_at(180.0, 60.0, 40.0);
-        assert_outer_corner(&shift_onto_board(slid, &gray, 560, 560).0, 140.0, 100.0);
+        // (picture width and height, board's top-left outer corner, fit's first inner corner,
+        // what it shows), the board of 40-pixel squares on a plain margin.
+        let cases = [
+            // The board's first inner corner is at (140, 140); the fit has slid one square
+            // left, so its first column lies on the plain margin and the h-file is beyond it.
+            ((480, 480), (100, 100), (100.0, 140.0), "slid a square left"),
+            ((480, 480), (100, 100), (140.0, 100.0), "slid a square up"),
+            // A board filling the picture but a margin column on the left (at x 40), the fit
+            // slid a square right: its last column lies outside the picture, which counts as
+            // off the board.
+            (
+                (360, 320),
+                (40, 0),
+                (120.0, 40.0),
+                "slid right, out of the picture",
+            ),
+            // Its first two columns (rows) on the margin: moved back twice.
+            (
+                (560, 560),
+                (140, 100),
+                (100.0, 140.0),
+                "slid two squares left",
+            ),
+            ((560, 560), (140, 100), (180.0, 60.0), "slid two squares up"),
+        ];
+        for ((width, height), (x0, y0), (x, y), what) in cases {
+            let gray = grey_board(width, x0, y0, 40, 60);
+            let (moved, in_doubt) = shift_onto_board(fit_at(x, y, 40.0), &gray, width, height);
+            assert!(!in_doubt, "{what}");
+            assert_outer_corner(&moved, x0 as f64, y0 as f64);
+        }
     }
 
     #[test]
