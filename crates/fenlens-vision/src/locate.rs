@@ -81,7 +81,7 @@ pub struct Located {
     /// bottom-left as displayed.
     pub corners: [[f32; 2]; 4],
     /// Inner corners (of 49) that matched the fitted grid; 0 for a board taken as the whole
-    /// picture (step 7).
+    /// picture, or what its plain margins leave (no lattice fitted; see the module comment).
     pub matched: usize,
     /// The fit's edge looks off the board but could not be moved back (step 5): the corners
     /// may be a square off, so every reading is in doubt.
