@@ -253,6 +253,23 @@ type Pair = ((f64, f64), (f64, f64));
 struct Homography([f64; 9]);
 
 impl Homography {
+    /// The upright lattice whose board spans the rectangle from (`left`, `top`) to (`right`,
+    /// `bottom`): outer corners (-1, -1) and (7, 7) there, squares an eighth of each side.
+    fn spanning(left: f64, top: f64, right: f64, bottom: f64) -> Homography {
+        let (across, down) = ((right - left) / 8.0, (bottom - top) / 8.0);
+        Homography([
+            across,
+            0.0,
+            left + across,
+            0.0,
+            down,
+            top + down,
+            0.0,
+            0.0,
+            1.0,
+        ])
+    }
+
     fn apply(&self, u: f64, v: f64) -> (f64, f64) {
         let m = &self.0;
         let w = m[6] * u + m[7] * v + m[8];
@@ -1290,13 +1307,7 @@ fn whole_picture_fit(
             h >= 24 && WHOLE_PICTURE_ASPECT.contains(&(w as f32 / h as f32))
         })
         .filter_map(|(left, top, right, bottom)| {
-            let (l, t, r, b) = (left as f64, top as f64, right as f64, bottom as f64);
-            let h = Homography::fit(&[
-                ((-1.0, -1.0), (l, t)),
-                ((7.0, -1.0), (r, t)),
-                ((7.0, 7.0), (r, b)),
-                ((-1.0, 7.0), (l, b)),
-            ])?;
+            let h = Homography::spanning(left as f64, top as f64, right as f64, bottom as f64);
             Some((h, checkered(&h, blurred, width, height)?))
         })
         .max_by(|a, b| a.1.total_cmp(&b.1))
@@ -1505,6 +1516,8 @@ pub fn locate(image: &RgbImage) -> Result<Located, VisionError> {
     let blurred = unsure.then(|| box_blurred(&luma, ww, wh, (ww.min(wh) / BLUR_PER_SIDE).max(1)));
     let whole = blurred.as_deref().and_then(|blurred| {
         let (whole, surely) = whole_picture_fit(&luma, blurred, ww, wh)?;
+        // The fit is measured on the same grey picture as the board filling it, even where a
+        // colour channel found it: the two are weighed by one measure.
         let fitted = found
             .as_ref()
             .and_then(|(fit, _)| checkered(&fit.homography, blurred, ww, wh));
@@ -2013,7 +2026,7 @@ mod tests {
     /// The homography of a fit whose first inner corner is at (`x`, `y`), squares of `square`
     /// pixels.
     fn fit_at(x: f64, y: f64, square: f64) -> Homography {
-        Homography([square, 0.0, x, 0.0, square, y, 0.0, 0.0, 1.0])
+        Homography::spanning(x - square, y - square, x + 7.0 * square, y + 7.0 * square)
     }
 
     /// Asserts that `h` puts the board's top-left outer corner at (`x`, `y`).
