@@ -253,6 +253,34 @@ pub fn tolerant_cross_distance(
     )
 }
 
+/// [`distance`] counted only where either piece stands: over the pixels of the two silhouettes
+/// grown by a pixel, so that a textured square's grain around the pieces counts for nothing.
+pub fn piece_distance(board: &Rectified, a: (usize, &Silhouette), b: (usize, &Silhouette)) -> f32 {
+    let (a_back, b_back) = (background(board, a.0), background(board, b.0));
+    let (a_masks, b_masks) = (Masks::of(&mask_rows(a.1)), Masks::of(&mask_rows(b.1)));
+    let (ax, ay) = cell_origin(a.0);
+    let (bx, by) = cell_origin(b.0);
+    let at = |x: usize, y: usize| board.gray[y * BOARD + x];
+    let mut best = f32::INFINITY;
+    for dy in 0..3 {
+        for dx in 0..3 {
+            let (mut unlike, mut contrast) = (0.0f32, 0.0f32);
+            for y in EDGE..SQUARE - EDGE {
+                let sy = y + dy - 1;
+                let either = (a_masks.grown[y] | shifted(b_masks.grown[sy], dx)) & INNER_COLUMNS;
+                for x in (EDGE..SQUARE - EDGE).filter(|&x| either >> x & 1 == 1) {
+                    let ga = at(ax + x, ay + y);
+                    let gb = at(bx + x + dx - 1, by + sy);
+                    unlike += (ga - gb).abs();
+                    contrast += (ga - a_back).abs() + (gb - b_back).abs();
+                }
+            }
+            best = best.min(unlike / contrast.max(1e-3));
+        }
+    }
+    best
+}
+
 /// A silhouette's mask as it is, grown by a pixel and shrunk by a pixel (4-neighbours).
 struct Masks {
     exact: MaskRows,
@@ -527,13 +555,13 @@ pub fn cap_groups(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::classify::two_way;
     use crate::silhouette::silhouettes;
 
     /// A board of plain squares (light 0.8, dark 0.4) with `draw` giving the pieces' pixels.
-    fn board_with(draw: impl Fn(usize, usize, usize) -> Option<f32>) -> Rectified {
+    pub(crate) fn board_with(draw: impl Fn(usize, usize, usize) -> Option<f32>) -> Rectified {
         let mut gray = vec![0.6; BOARD * BOARD];
         for cell in 0..64 {
             let (x0, y0) = cell_origin(cell);
@@ -548,13 +576,13 @@ mod tests {
     }
 
     /// A pawn: a disc on a base.
-    fn pawn(x: usize, y: usize) -> bool {
+    pub(crate) fn pawn(x: usize, y: usize) -> bool {
         let (dx, dy) = (x as f32 - 11.5, y as f32 - 9.0);
         dx * dx + dy * dy < 16.0 || ((16..20).contains(&y) && (6..18).contains(&x))
     }
 
     /// A bishop: a taller, narrower body on the same base.
-    fn bishop(x: usize, y: usize) -> bool {
+    pub(crate) fn bishop(x: usize, y: usize) -> bool {
         ((4..16).contains(&y) && (9..15).contains(&x))
             || ((16..20).contains(&y) && (6..18).contains(&x))
     }

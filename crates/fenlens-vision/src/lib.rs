@@ -20,6 +20,7 @@ pub mod colour;
 pub mod compose;
 pub mod cover;
 pub mod decode;
+pub mod distinct;
 pub mod locate;
 pub mod orient;
 pub mod pipeline;

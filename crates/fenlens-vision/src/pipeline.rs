@@ -18,6 +18,7 @@ use crate::compose::{
 };
 use crate::cover::covered_squares;
 use crate::decode::decode;
+use crate::distinct::{Drawings, separate_drawings};
 use crate::locate::locate;
 use crate::orient::{join_labels, orient, orient_from_labels, orient_from_ranks, with_labels};
 use crate::prior;
@@ -173,6 +174,7 @@ pub struct Recognizer {
     doubted_prior_game_like_from: f32,
     flag_scattered: bool,
     relabel: bool,
+    separate: bool,
 }
 
 impl Recognizer {
@@ -198,6 +200,7 @@ impl Recognizer {
             doubted_prior_game_like_from: prior::GAME_LIKE_FROM,
             flag_scattered: false,
             relabel: true,
+            separate: true,
         }
     }
 
@@ -308,6 +311,13 @@ impl Recognizer {
         self
     }
 
+    /// Whether two units that plainly differ but read as one class are given different classes
+    /// (on by default; see [`crate::distinct`]). Off measures the pipeline without it.
+    pub fn with_separation(mut self, on: bool) -> Recognizer {
+        self.separate = on;
+        self
+    }
+
     /// Reads a picture file's bytes.
     pub fn recognize_bytes(
         &self,
@@ -364,6 +374,8 @@ impl Recognizer {
         if self.weigh_knights {
             weigh_knights(&mut probabilities, &asymmetries(&outlines));
         }
+        // The classifier's own readings, before the copies of a drawing share theirs.
+        let read_alone = probabilities.clone();
         let mut capped = Vec::new();
         let mut alike_groups = Vec::new();
         if self.pool_alike {
@@ -399,6 +411,14 @@ impl Recognizer {
             }
         };
         let unweighed = probabilities.clone();
+        // The picture pixels a square spans: the board's mean side over 8.
+        let square_pixels = (0..4)
+            .map(|k| {
+                let (a, b) = (corners[k], corners[(k + 1) % 4]);
+                (a[0] - b[0]).hypot(a[1] - b[1])
+            })
+            .sum::<f32>()
+            / 32.0;
         let cut_off = cut_off_squares(corners, image.width(), image.height());
         let covered = covered_squares(&rectified);
         let compose_weighing = |weight: f32| {
@@ -415,6 +435,15 @@ impl Recognizer {
             let mut squares = compose_grouped(&probabilities, flipped, &alike_groups);
             if self.relabel {
                 relabel_drawings(&mut squares, &unweighed, flipped, &alike_groups);
+            }
+            if self.separate {
+                let drawings = Drawings {
+                    board: &rectified,
+                    outlines: &outlines,
+                    network: &read_alone,
+                    square_pixels,
+                };
+                separate_drawings(&mut squares, &drawings, flipped, &alike_groups);
             }
             for r in squares.iter_mut() {
                 let cell = display_index(r.square, flipped);

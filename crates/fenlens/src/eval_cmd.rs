@@ -116,6 +116,10 @@ pub struct EvalArgs {
     /// it).
     #[arg(long)]
     no_relabel: bool,
+    /// Leave drawings that plainly differ but read as one piece as they are (by default one of
+    /// them is read again as another piece; this measures the pipeline without it).
+    #[arg(long)]
+    no_separate: bool,
     /// Weigh the position prior more on a doubted board only when its first reading is at least
     /// this game-like (the mean log ratio of how often games hold each piece on its square;
     /// default: the built-in threshold; a large negative number weighs on every doubted board).
@@ -254,6 +258,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         .with_scattered_flags(args.scattered_flags)
         .with_doubted_prior(!args.no_doubted_prior)
         .with_relabel(!args.no_relabel)
+        .with_separation(!args.no_separate)
         .with_doubted_prior_from(
             args.doubted_prior_from
                 .unwrap_or(fenlens_vision::prior::GAME_LIKE_FROM),
