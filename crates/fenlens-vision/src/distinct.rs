@@ -115,51 +115,33 @@ pub fn separate_drawings(
     let pieces: Vec<usize> = (0..readings.len())
         .filter(|&i| class_piece(readings[i].class).is_some() && outlines[cells[i]].is_some())
         .collect();
-    if !copies_repeat(board, &pieces, &cells) {
-        return false;
-    }
-    let n = readings.len();
-    // Whether two pieces (readings' indices) are apart; false for squares without a piece.
-    let mut apart_pair = vec![false; n * n];
-    for (k, &a) in pieces.iter().enumerate() {
-        for &b in &pieces[k + 1..] {
-            let (ca, cb) = (cells[a], cells[b]);
-            let (Some(sa), Some(sb)) = (&outlines[ca], &outlines[cb]) else {
-                continue;
-            };
-            let apart = if same_colour(ca, cb) {
-                piece_distance(board, (ca, sa), (cb, sb)) > APART_FROM
-            } else {
-                cross_distance(board, (ca, sa), (cb, sb)) > CROSS_APART_FROM
-                    && tolerant_cross_distance(board, (ca, sa), (cb, sb)) > CROSS_APART_FROM
-            };
-            apart_pair[a * n + b] = apart;
-            apart_pair[b * n + a] = apart;
-        }
-    }
-    let pair_apart = |a: usize, b: usize| apart_pair[a * n + b];
+    let mut apart = Apart {
+        board,
+        outlines,
+        cells: &cells,
+        pairs: vec![None; readings.len() * readings.len()],
+    };
     let units = units(
         readings,
         &pieces,
         &in_readings_order(groups, flipped),
-        pair_apart,
+        &mut apart,
     );
     let m = units.len();
-    let mut apart = vec![false; m * m];
-    for u in 0..m {
-        for v in u + 1..m {
-            let pairs = || {
-                units[u]
-                    .iter()
-                    .flat_map(|&a| units[v].iter().map(move |&b| (a, b)))
-            };
-            let one_colour = pairs().any(|(a, b)| same_colour(cells[a], cells[b]));
-            let is_apart = pairs()
-                .filter(|&(a, b)| !one_colour || same_colour(cells[a], cells[b]))
-                .all(|(a, b)| pair_apart(a, b));
-            apart[u * m + v] = is_apart;
-            apart[v * m + u] = is_apart;
-        }
+    let mut units_apart = vec![None; m * m];
+    let mut held_apart = |readings: &[SquareReading], u: usize, class: usize| {
+        (0..m).any(|v| {
+            v != u
+                && readings[units[v][0]].class == class
+                && *units_apart[u * m + v].get_or_insert_with(|| apart.units(&units[u], &units[v]))
+        })
+    };
+    let class_of = |readings: &[SquareReading], u: usize| readings[units[u][0]].class;
+    // Most boards hold no two apart units of one class: they are left before the gate's work.
+    if !(0..m).any(|u| held_apart(readings, u, class_of(readings, u)))
+        || !copies_repeat(board, &pieces, &cells)
+    {
+        return false;
     }
     // Each square's network log-probabilities, in the readings' order.
     let logs: Vec<[f32; CLASSES]> = cells
@@ -171,10 +153,6 @@ pub fn separate_drawings(
                 .map_or([0.0; CLASSES], |p| p.map(|p| p.max(f32::MIN_POSITIVE).ln()))
         })
         .collect();
-    let class_of = |readings: &[SquareReading], u: usize| readings[units[u][0]].class;
-    let held_apart = |readings: &[SquareReading], u: usize, class: usize| {
-        (0..m).any(|v| v != u && apart[u * m + v] && class_of(readings, v) == class)
-    };
     let mut moved = vec![false; m];
     let mut changed = false;
     for _ in 0..MAX_MOVES {
@@ -226,6 +204,57 @@ pub fn separate_drawings(
     changed
 }
 
+/// Which pieces (readings' indices) and which units are apart, each pair of pieces measured
+/// when first asked.
+struct Apart<'a> {
+    board: &'a Rectified,
+    outlines: &'a [Option<Silhouette>; 64],
+    /// Each reading's display-order cell.
+    cells: &'a [usize],
+    /// `pairs[a * n + b]`, once measured.
+    pairs: Vec<Option<bool>>,
+}
+
+impl Apart<'_> {
+    /// Whether two pieces are apart (see the module comment); false where either square holds
+    /// no silhouette.
+    fn pieces(&mut self, a: usize, b: usize) -> bool {
+        // The measures are not quite symmetric (the alignments move the second square): the
+        // lower index goes first, whichever is asked about first.
+        let (a, b) = (a.min(b), a.max(b));
+        let n = self.cells.len();
+        if let Some(known) = self.pairs[a * n + b] {
+            return known;
+        }
+        let (ca, cb) = (self.cells[a], self.cells[b]);
+        let board = self.board;
+        let apart = match (&self.outlines[ca], &self.outlines[cb]) {
+            (Some(sa), Some(sb)) if same_colour(ca, cb) => {
+                piece_distance(board, (ca, sa), (cb, sb)) > APART_FROM
+            }
+            (Some(sa), Some(sb)) => {
+                cross_distance(board, (ca, sa), (cb, sb)) > CROSS_APART_FROM
+                    && tolerant_cross_distance(board, (ca, sa), (cb, sb)) > CROSS_APART_FROM
+            }
+            _ => false,
+        };
+        self.pairs[a * n + b] = Some(apart);
+        self.pairs[b * n + a] = Some(apart);
+        apart
+    }
+
+    /// Whether two units are apart: all their pairs of squares of one colour are, or, where
+    /// they have none, all their pairs of two colours.
+    fn units(&mut self, u: &[usize], v: &[usize]) -> bool {
+        let cells = self.cells;
+        let pairs = || u.iter().flat_map(|&a| v.iter().map(move |&b| (a, b)));
+        let one_colour = pairs().any(|(a, b)| same_colour(cells[a], cells[b]));
+        pairs()
+            .filter(|&(a, b)| !one_colour || same_colour(cells[a], cells[b]))
+            .all(|(a, b)| self.pieces(a, b))
+    }
+}
+
 /// Whether two piece classes are of one side (White's 1-6, Black's 7-12).
 fn same_side(a: usize, b: usize) -> bool {
     (a - 1) / 6 == (b - 1) / 6
@@ -260,7 +289,7 @@ fn units(
     readings: &[SquareReading],
     pieces: &[usize],
     groups: &[Vec<usize>],
-    apart: impl Fn(usize, usize) -> bool,
+    apart: &mut Apart,
 ) -> Vec<Vec<usize>> {
     let mut units: Vec<Vec<usize>> = Vec::new();
     let mut grouped = vec![false; readings.len()];
@@ -268,8 +297,9 @@ fn units(
         let mut parts: Vec<Vec<usize>> = Vec::new();
         for &i in group.iter().filter(|i| pieces.contains(i)) {
             grouped[i] = true;
-            let fits = |part: &Vec<usize>| {
-                readings[part[0]].class == readings[i].class && part.iter().all(|&j| !apart(i, j))
+            let mut fits = |part: &Vec<usize>| {
+                readings[part[0]].class == readings[i].class
+                    && part.iter().all(|&j| !apart.pieces(i, j))
             };
             match parts.iter_mut().find(|part| fits(part)) {
                 Some(part) => part.push(i),
