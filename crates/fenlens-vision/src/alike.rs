@@ -118,7 +118,18 @@ pub fn distance(board: &Rectified, a: usize, b: usize) -> f32 {
 }
 
 /// [`distance`] with the two squares' backgrounds already measured: (cell, background).
-fn distance_on(board: &Rectified, (a, a_back): (usize, f32), (b, b_back): (usize, f32)) -> f32 {
+fn distance_on(board: &Rectified, a: (usize, f32), b: (usize, f32)) -> f32 {
+    distance_over(board, a, b, |_, _, _| INNER_COLUMNS)
+}
+
+/// [`distance_on`] over the columns of each row that `columns(y, dx, dy)` gives as bits (of
+/// [`INNER_COLUMNS`]) for alignment (dx, dy).
+fn distance_over(
+    board: &Rectified,
+    (a, a_back): (usize, f32),
+    (b, b_back): (usize, f32),
+    columns: impl Fn(usize, usize, usize) -> u32,
+) -> f32 {
     let (ax, ay) = cell_origin(a);
     let (bx, by) = cell_origin(b);
     let at = |x: usize, y: usize| board.gray[y * BOARD + x];
@@ -127,7 +138,8 @@ fn distance_on(board: &Rectified, (a, a_back): (usize, f32), (b, b_back): (usize
         for dx in 0..3 {
             let (mut unlike, mut contrast) = (0.0f32, 0.0f32);
             for y in EDGE..SQUARE - EDGE {
-                for x in EDGE..SQUARE - EDGE {
+                let row = columns(y, dx, dy);
+                for x in (EDGE..SQUARE - EDGE).filter(|&x| row >> x & 1 == 1) {
                     let ga = at(ax + x, ay + y);
                     // Shifted by -1, 0 or +1; EDGE >= 1 (asserted above) keeps it inside the square.
                     let gb = at(bx + x + dx - 1, by + y + dy - 1);
@@ -256,29 +268,13 @@ pub fn tolerant_cross_distance(
 /// [`distance`] counted only where either piece stands: over the pixels of the two silhouettes
 /// grown by a pixel, so that a textured square's grain around the pieces counts for nothing.
 pub fn piece_distance(board: &Rectified, a: (usize, &Silhouette), b: (usize, &Silhouette)) -> f32 {
-    let (a_back, b_back) = (background(board, a.0), background(board, b.0));
     let (a_masks, b_masks) = (Masks::of(&mask_rows(a.1)), Masks::of(&mask_rows(b.1)));
-    let (ax, ay) = cell_origin(a.0);
-    let (bx, by) = cell_origin(b.0);
-    let at = |x: usize, y: usize| board.gray[y * BOARD + x];
-    let mut best = f32::INFINITY;
-    for dy in 0..3 {
-        for dx in 0..3 {
-            let (mut unlike, mut contrast) = (0.0f32, 0.0f32);
-            for y in EDGE..SQUARE - EDGE {
-                let sy = y + dy - 1;
-                let either = (a_masks.grown[y] | shifted(b_masks.grown[sy], dx)) & INNER_COLUMNS;
-                for x in (EDGE..SQUARE - EDGE).filter(|&x| either >> x & 1 == 1) {
-                    let ga = at(ax + x, ay + y);
-                    let gb = at(bx + x + dx - 1, by + sy);
-                    unlike += (ga - gb).abs();
-                    contrast += (ga - a_back).abs() + (gb - b_back).abs();
-                }
-            }
-            best = best.min(unlike / contrast.max(1e-3));
-        }
-    }
-    best
+    distance_over(
+        board,
+        (a.0, background(board, a.0)),
+        (b.0, background(board, b.0)),
+        |y, dx, dy| (a_masks.grown[y] | shifted(b_masks.grown[y + dy - 1], dx)) & INNER_COLUMNS,
+    )
 }
 
 /// A silhouette's mask as it is, grown by a pixel and shrunk by a pixel (4-neighbours).
@@ -582,7 +578,7 @@ pub(crate) mod tests {
     }
 
     /// A bishop: a taller, narrower body on the same base.
-    pub(crate) fn bishop(x: usize, y: usize) -> bool {
+    fn bishop(x: usize, y: usize) -> bool {
         ((4..16).contains(&y) && (9..15).contains(&x))
             || ((16..20).contains(&y) && (6..18).contains(&x))
     }
