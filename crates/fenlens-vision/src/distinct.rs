@@ -14,7 +14,7 @@
 //! pairs of squares of one colour are, or, where they have none, all their pairs of two colours.
 //!
 //! While two apart units hold one class, the unit moves whose move to another class of its
-//! colour gains most, as [`crate::relabel`] weighs a move: what the position gains in games
+//! side gains most, as [`crate::relabel`] weighs a move: what the position gains in games
 //! ([`crate::prior::log_frequency`], times [`relabel::WEIGHT`]), minus the broken facts it adds,
 //! minus one copy's network cost (the classifier's own readings of the squares, before pooling).
 //! A move is open only to a class no unit apart from it holds, so it makes no new conflict, and
@@ -24,7 +24,7 @@
 //! It acts only where the drawings can be compared: boards whose squares span at least
 //! [`SQUARE_PIXELS_FROM`] pixels of the picture, and where copies repeat closely (the lower
 //! quartile over the pieces of the [`distance`] to the likest piece on a square of the same
-//! colour under [`COPIES_WITHIN`]). Photographs, small boards and textured squares give copies of
+//! colour at most [`COPIES_WITHIN`]). Photographs, small boards and textured squares give copies of
 //! one drawing distances that different drawings have.
 //!
 //! With the true corners and pieces (`cargo run --release -p fenlens-vision --example apart
@@ -34,7 +34,7 @@
 //! 11-16% of photographs and small pictures, while 90-98% of pairs holding different pieces
 //! are. Forty-first session, `fenlens eval` (boards exact, before -> after; `--no-separate`
 //! measures without it), shipped four: 11 chess fonts 34.8 -> 37.0% (fresh pictures, seed 4242:
-//! 32.6 -> 34.5%), 14 foreign designs 59.2 -> 59.8% (seed 31337: 57.9 -> 58.2%); the model card
+//! 32.6 -> 34.7%), 14 foreign designs 59.2 -> 59.8% (seed 31337: 57.9 -> 58.4%); the model card
 //! has the rest ("Drawings that differ read as one piece").
 //!
 //! Assumes readings in standard orientation (a1 first) composed by [`crate::compose`], the
