@@ -45,10 +45,9 @@ use crate::alike::{
     cross_distance, distance, piece_distance, same_colour, tolerant_cross_distance,
 };
 use crate::classify::{CLASSES, class_piece};
-use crate::compose::{SquareReading, display_index, fact_cost, in_readings_order, make, unmake};
-use crate::prior;
+use crate::compose::{SquareReading, display_index, fact_cost, in_readings_order, make};
 use crate::rectify::Rectified;
-use crate::relabel;
+use crate::relabel::{self, Move};
 use crate::silhouette::Silhouette;
 
 /// Two pieces on squares of one colour whose [`piece_distance`] is over this are different
@@ -74,10 +73,6 @@ pub const SQUARE_PIXELS_FROM: f32 = 30.0;
 
 /// At most this many moves a board.
 const MAX_MOVES: usize = 12;
-
-/// One copy's log ratio is capped at `-ln FLOOR`, as [`crate::alike::pool`] floors each
-/// probability.
-const FLOOR: f32 = 1e-6;
 
 /// What the pieces of one board are read from: the rectified board, the pieces' silhouettes,
 /// the classifier's probabilities before pooling (display order), and how many picture pixels a
@@ -143,16 +138,7 @@ pub fn separate_drawings(
     {
         return false;
     }
-    // Each square's network log-probabilities, in the readings' order.
-    let logs: Vec<[f32; CLASSES]> = cells
-        .iter()
-        .map(|&cell| {
-            drawings
-                .network
-                .get(cell)
-                .map_or([0.0; CLASSES], |p| p.map(|p| p.max(f32::MIN_POSITIVE).ln()))
-        })
-        .collect();
+    let logs = relabel::network_logs(readings, drawings.network, flipped);
     let mut moved = vec![false; m];
     let mut changed = false;
     for _ in 0..MAX_MOVES {
@@ -163,26 +149,12 @@ pub fn separate_drawings(
             if moved[u] || !held_apart(readings, u, now) {
                 continue;
             }
-            let scale = 1.0 / (units[u].len() as f32).sqrt();
             for to in (1..CLASSES).filter(|&to| to != now && same_side(to, now)) {
                 if held_apart(readings, u, to) {
                     continue;
                 }
-                let cost = units[u]
-                    .iter()
-                    .map(|&i| ((logs[i][now] - logs[i][to]) * scale).min(-FLOOR.ln()))
-                    .sum::<f32>()
-                    / units[u].len() as f32;
-                let games: f32 = units[u]
-                    .iter()
-                    .map(|&i| {
-                        let square = readings[i].square;
-                        prior::log_frequency(square, to) - prior::log_frequency(square, now)
-                    })
-                    .sum();
-                let was = make(readings, &units[u], to);
-                let gain = games * relabel::WEIGHT + facts - fact_cost(readings) - cost;
-                unmake(readings, &units[u], &was);
+                let cost = relabel::copy_cost(readings, &units[u], to, &logs);
+                let gain = relabel::gain_of(readings, &units, &[Move { unit: u, to, cost }], facts);
                 if best.is_none_or(|b| gain > b.2) {
                     best = Some((u, to, gain));
                 }
@@ -255,9 +227,9 @@ impl Apart<'_> {
     }
 }
 
-/// Whether two piece classes are of one side (White's 1-6, Black's 7-12).
+/// Whether two classes are pieces of one side.
 fn same_side(a: usize, b: usize) -> bool {
-    (a - 1) / 6 == (b - 1) / 6
+    class_piece(a).map(|p| p.color) == class_piece(b).map(|p| p.color)
 }
 
 /// Whether the copies of one drawing repeat closely on this board: the lower quartile, over the

@@ -77,10 +77,13 @@ const SECOND_OF_PAIR: usize = 48;
 
 /// A unit (the squares of one drawing, or one square) taking one class, at its network cost.
 #[derive(Clone, Copy, Debug)]
-struct Move {
-    unit: usize,
-    to: usize,
-    cost: f32,
+pub(crate) struct Move {
+    /// The unit's index.
+    pub(crate) unit: usize,
+    /// The class it takes.
+    pub(crate) to: usize,
+    /// One copy's network cost ([`copy_cost`]).
+    pub(crate) cost: f32,
 }
 
 /// Reads the copies of each drawing again from where they stand (see the module comment), on a
@@ -111,47 +114,15 @@ pub fn relabel_drawings(
             .filter(|i| !grouped.contains(i) && class_piece(readings[*i].class).is_some())
             .map(|i| vec![i]),
     );
-    // Each square's network log-probabilities, in the readings' order.
-    let logs: Vec<[f32; CLASSES]> = readings
-        .iter()
-        .map(|r| {
-            network
-                .get(display_index(r.square, flipped))
-                .map_or([0.0; CLASSES], |p| p.map(|p| p.max(f32::MIN_POSITIVE).ln()))
-        })
-        .collect();
+    let logs = network_logs(readings, network, flipped);
     let before: Vec<usize> = readings.iter().map(|r| r.class).collect();
     let mut moved = vec![false; readings.len()];
     for _ in 0..MAX_MOVES {
         let candidates = moves(readings, &units, &logs, &moved);
         let facts = fact_cost(readings);
-        // What a set of moves on disjoint units gains, leaving the readings as they were.
-        let gain_of = |readings: &mut [SquareReading], chosen: &[Move]| {
-            let mut gain = 0.0;
-            let mut was = Vec::with_capacity(chosen.len());
-            for m in chosen {
-                let unit = &units[m.unit];
-                gain += unit
-                    .iter()
-                    .map(|&i| {
-                        let square = readings[i].square;
-                        prior::log_frequency(square, m.to)
-                            - prior::log_frequency(square, readings[i].class)
-                    })
-                    .sum::<f32>()
-                    * WEIGHT
-                    - m.cost;
-                was.push(make(readings, unit, m.to));
-            }
-            gain += facts - fact_cost(readings);
-            for (m, was) in chosen.iter().zip(&was).rev() {
-                unmake(readings, &units[m.unit], was);
-            }
-            gain
-        };
         let mut ranked: Vec<(Move, f32)> = candidates
             .iter()
-            .map(|&m| (m, gain_of(readings, &[m])))
+            .map(|&m| (m, gain_of(readings, &units, &[m], facts)))
             .collect();
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
         let chosen = match ranked.first() {
@@ -166,7 +137,7 @@ pub fn relabel_drawings(
                         if overlaps {
                             continue;
                         }
-                        let gain = gain_of(readings, &[first, second]);
+                        let gain = gain_of(readings, &units, &[first, second], facts);
                         if gain > MARGIN && best.is_none_or(|b| gain > b.2) {
                             best = Some((first, second, gain));
                         }
@@ -217,21 +188,78 @@ fn moves(
         if !open {
             continue;
         }
-        let scale = 1.0 / (unit.len() as f32).sqrt();
         for to in 1..CLASSES {
             if unit.iter().all(|&i| readings[i].class == to) {
                 continue;
             }
-
-            let cost = unit
-                .iter()
-                .map(|&i| ((logs[i][readings[i].class] - logs[i][to]) * scale).min(-FLOOR.ln()))
-                .sum::<f32>()
-                / unit.len() as f32;
+            let cost = copy_cost(readings, unit, to, logs);
             out.push(Move { unit: u, to, cost });
         }
     }
     out
+}
+
+/// Each square's network log-probabilities (`network` in display order), in the readings'
+/// order.
+pub(crate) fn network_logs(
+    readings: &[SquareReading],
+    network: &[[f32; CLASSES]],
+    flipped: bool,
+) -> Vec<[f32; CLASSES]> {
+    readings
+        .iter()
+        .map(|r| {
+            network
+                .get(display_index(r.square, flipped))
+                .map_or([0.0; CLASSES], |p| p.map(|p| p.max(f32::MIN_POSITIVE).ln()))
+        })
+        .collect()
+}
+
+/// One copy's network cost of `unit` (readings' indices) taking `to`: the mean of its members'
+/// `ln p(now) - ln p(to)` ([`network_logs`]), the pooling undone by the square root of the
+/// unit's size, each at most `-ln FLOOR`.
+pub(crate) fn copy_cost(
+    readings: &[SquareReading],
+    unit: &[usize],
+    to: usize,
+    logs: &[[f32; CLASSES]],
+) -> f32 {
+    let scale = 1.0 / (unit.len() as f32).sqrt();
+    unit.iter()
+        .map(|&i| ((logs[i][readings[i].class] - logs[i][to]) * scale).min(-FLOOR.ln()))
+        .sum::<f32>()
+        / unit.len() as f32
+}
+
+/// What a set of moves on disjoint `units` gains (see the module comment), `facts` being the
+/// readings' [`fact_cost`] before them; the readings are left as they were.
+pub(crate) fn gain_of(
+    readings: &mut [SquareReading],
+    units: &[Vec<usize>],
+    chosen: &[Move],
+    facts: f32,
+) -> f32 {
+    let mut gain = 0.0;
+    let mut was = Vec::with_capacity(chosen.len());
+    for m in chosen {
+        let unit = &units[m.unit];
+        gain += unit
+            .iter()
+            .map(|&i| {
+                let square = readings[i].square;
+                prior::log_frequency(square, m.to) - prior::log_frequency(square, readings[i].class)
+            })
+            .sum::<f32>()
+            * WEIGHT
+            - m.cost;
+        was.push(make(readings, unit, m.to));
+    }
+    gain += facts - fact_cost(readings);
+    for (m, was) in chosen.iter().zip(&was).rev() {
+        unmake(readings, &units[m.unit], was);
+    }
+    gain
 }
 
 #[cfg(test)]
