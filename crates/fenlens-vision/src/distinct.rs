@@ -45,7 +45,8 @@ use crate::alike::{
     cross_distance, distance, piece_distance, same_colour, tolerant_cross_distance,
 };
 use crate::classify::{CLASSES, class_piece};
-use crate::compose::{SquareReading, display_index, fact_cost, in_readings_order, make};
+use crate::compose::{SquareReading, display_index, fact_cost, in_readings_order, make, placement};
+use crate::prior;
 use crate::rectify::Rectified;
 use crate::relabel::{self, Move};
 use crate::silhouette::Silhouette;
@@ -116,61 +117,122 @@ pub fn separate_drawings(
         cells: &cells,
         pairs: vec![None; readings.len() * readings.len()],
     };
-    let units = units(
+    let mut units = Units::new(
         readings,
         &pieces,
         &in_readings_order(groups, flipped),
         &mut apart,
     );
-    let m = units.len();
-    let mut units_apart = vec![None; m * m];
-    let mut held_apart = |readings: &[SquareReading], u: usize, class: usize| {
-        (0..m).any(|v| {
-            v != u
-                && readings[units[v][0]].class == class
-                && *units_apart[u * m + v].get_or_insert_with(|| apart.units(&units[u], &units[v]))
-        })
-    };
-    let class_of = |readings: &[SquareReading], u: usize| readings[units[u][0]].class;
-    // Most boards hold no two apart units of one class: they are left before the gate's work.
-    if !(0..m).any(|u| held_apart(readings, u, class_of(readings, u)))
-        || !copies_repeat(board, &pieces, &cells)
-    {
+    let m = units.members.len();
+    let game_like = prior::game_likeness(&placement(readings)) >= prior::GAME_LIKE_FROM;
+    let conflicted = (0..m).any(|u| {
+        !units
+            .holders(readings, u, units.class(readings, u), &[])
+            .is_empty()
+    });
+    let split = game_like && !units.split_groups(readings, &vec![false; m]).is_empty();
+    // Most boards hold neither: they are left before the gate's work.
+    if !(conflicted || split) || !copies_repeat(board, &pieces, &cells) {
         return false;
     }
     let logs = relabel::network_logs(readings, drawings.network, flipped);
     let mut moved = vec![false; m];
     let mut changed = false;
     for _ in 0..MAX_MOVES {
-        let facts = fact_cost(readings);
-        let mut best: Option<(usize, usize, f32)> = None;
-        for u in 0..m {
-            let now = class_of(readings, u);
-            if moved[u] || !held_apart(readings, u, now) {
+        let mut tries: Vec<Vec<Move>> = Vec::new();
+        for u in (0..m).filter(|&u| !moved[u]) {
+            let now = units.class(readings, u);
+            if units.holders(readings, u, now, &[]).is_empty() {
                 continue;
             }
             for to in (1..CLASSES).filter(|&to| to != now && same_side(to, now)) {
-                if held_apart(readings, u, to) {
-                    continue;
-                }
-                let cost = relabel::copy_cost(readings, &units[u], to, &logs);
-                let gain = relabel::gain_of(readings, &units, &[Move { unit: u, to, cost }], facts);
-                if best.is_none_or(|b| gain > b.2) {
-                    best = Some((u, to, gain));
+                let first = units.step(readings, u, to, &logs);
+                match units.holders(readings, u, to, &[])[..] {
+                    [] => tries.push(vec![first]),
+                    // The one unit apart from `u` that holds `to` moves on (a drawing read as
+                    // another's piece, and that one's read as a third's: a font's bishops as
+                    // kings, its king as a queen).
+                    [v] if game_like && !moved[v] => {
+                        for next in units.free_classes(readings, v, to, &[u]) {
+                            tries.push(vec![first, units.step(readings, v, next, &logs)]);
+                        }
+                    }
+                    _ => {}
                 }
             }
         }
-        let Some((u, to, gain)) = best else {
+        if game_like {
+            for parts in units.split_groups(readings, &moved) {
+                let side = units.class(readings, parts[0]);
+                for to in (1..CLASSES).filter(|&to| same_side(to, side)) {
+                    let moving: Vec<usize> = parts
+                        .iter()
+                        .copied()
+                        .filter(|&u| units.class(readings, u) != to)
+                        .collect();
+                    let unified: Vec<Move> = moving
+                        .iter()
+                        .map(|&u| units.step(readings, u, to, &logs))
+                        .collect();
+                    let mut holders: Vec<usize> = parts
+                        .iter()
+                        .flat_map(|&u| units.holders(readings, u, to, &parts))
+                        .collect();
+                    holders.sort_unstable();
+                    holders.dedup();
+                    match holders[..] {
+                        [] => {
+                            // A class the moving parts leave unheld may be taken by one other
+                            // unit of their side (rooks read as a king and a rook: once both
+                            // are rooks, the king read as a queen is the king).
+                            tries.push(unified.clone());
+                            for left in moving.iter().map(|&u| units.class(readings, u)) {
+                                if (0..m).any(|w| {
+                                    !moving.contains(&w) && units.class(readings, w) == left
+                                }) {
+                                    continue;
+                                }
+                                for w in (0..m).filter(|&w| {
+                                    !moved[w]
+                                        && !parts.contains(&w)
+                                        && same_side(units.class(readings, w), left)
+                                }) {
+                                    let mut with = unified.clone();
+                                    with.push(units.step(readings, w, left, &logs));
+                                    tries.push(with);
+                                }
+                            }
+                        }
+                        [v] if !moved[v] => {
+                            for next in units.free_classes(readings, v, to, &parts) {
+                                let mut with = unified.clone();
+                                with.push(units.step(readings, v, next, &logs));
+                                tries.push(with);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        let facts = fact_cost(readings);
+        let mut best: Option<(Vec<Move>, f32)> = None;
+        for chosen in tries {
+            let gain = relabel::gain_of(readings, &units.members, &chosen, facts);
+            if best.as_ref().is_none_or(|b| gain > b.1) {
+                best = Some((chosen, gain));
+            }
+        }
+        let Some((chosen, _)) = best.filter(|b| b.1 >= -MOST_LOST) else {
             break;
         };
-        if gain < -MOST_LOST {
-            break;
+        for m in chosen {
+            make(readings, &units.members[m.unit], m.to);
+            for &i in &units.members[m.unit] {
+                readings[i].changed = true;
+            }
+            moved[m.unit] = true;
         }
-        make(readings, &units[u], to);
-        for &i in &units[u] {
-            readings[i].changed = true;
-        }
-        moved[u] = true;
         changed = true;
     }
     changed
@@ -227,6 +289,148 @@ impl Apart<'_> {
     }
 }
 
+/// The units of one board: each group (readings' indices) split by the class its squares hold
+/// now and wherever two of its squares are apart, then the pieces in no group, each alone.
+struct Units<'a, 'b> {
+    /// Each unit's readings' indices.
+    members: Vec<Vec<usize>>,
+    /// The group each unit was cut from, where that group holds no two apart squares (one
+    /// drawing, which should hold one class).
+    group_of: Vec<Option<usize>>,
+    apart: &'b mut Apart<'a>,
+    /// `apart_units[u * m + v]`, once measured.
+    apart_units: Vec<Option<bool>>,
+}
+
+impl<'a, 'b> Units<'a, 'b> {
+    /// Cuts the `groups` (readings' indices) into units and adds the `pieces` in none.
+    fn new(
+        readings: &[SquareReading],
+        pieces: &[usize],
+        groups: &[Vec<usize>],
+        apart: &'b mut Apart<'a>,
+    ) -> Units<'a, 'b> {
+        let mut members: Vec<Vec<usize>> = Vec::new();
+        let mut group_of = Vec::new();
+        let mut grouped = vec![false; readings.len()];
+        for (g, group) in groups.iter().enumerate() {
+            let mut parts: Vec<Vec<usize>> = Vec::new();
+            let mut apart_within = false;
+            for &i in group.iter().filter(|i| pieces.contains(i)) {
+                grouped[i] = true;
+                let mut fits = |part: &Vec<usize>| {
+                    if part.iter().any(|&j| apart.pieces(i, j)) {
+                        apart_within = true;
+                        return false;
+                    }
+                    readings[part[0]].class == readings[i].class
+                };
+                match parts.iter_mut().find(|part| fits(part)) {
+                    Some(part) => part.push(i),
+                    None => parts.push(vec![i]),
+                }
+            }
+            group_of.extend(std::iter::repeat_n(
+                (!apart_within).then_some(g),
+                parts.len(),
+            ));
+            members.extend(parts);
+        }
+        for &i in pieces.iter().filter(|&&i| !grouped[i]) {
+            members.push(vec![i]);
+            group_of.push(None);
+        }
+        let m = members.len();
+        Units {
+            members,
+            group_of,
+            apart,
+            apart_units: vec![None; m * m],
+        }
+    }
+
+    /// The class unit `u`'s squares hold.
+    fn class(&self, readings: &[SquareReading], u: usize) -> usize {
+        readings[self.members[u][0]].class
+    }
+
+    /// Unit `unit` taking class `to`, at one copy's network cost ([`relabel::copy_cost`] of
+    /// the network's log-probabilities `logs`).
+    fn step(
+        &self,
+        readings: &[SquareReading],
+        unit: usize,
+        to: usize,
+        logs: &[[f32; CLASSES]],
+    ) -> Move {
+        let cost = relabel::copy_cost(readings, &self.members[unit], to, logs);
+        Move { unit, to, cost }
+    }
+
+    /// Whether units `u` and `v` are apart, measured when first asked.
+    fn apart(&mut self, u: usize, v: usize) -> bool {
+        let m = self.members.len();
+        if let Some(known) = self.apart_units[u * m + v] {
+            return known;
+        }
+        let apart = self.apart.units(&self.members[u], &self.members[v]);
+        self.apart_units[u * m + v] = Some(apart);
+        apart
+    }
+
+    /// The units other than `u` and those in `besides` that hold `class` and are apart from
+    /// `u`.
+    fn holders(
+        &mut self,
+        readings: &[SquareReading],
+        u: usize,
+        class: usize,
+        besides: &[usize],
+    ) -> Vec<usize> {
+        let holding: Vec<usize> = (0..self.members.len())
+            .filter(|&v| v != u && !besides.contains(&v) && self.class(readings, v) == class)
+            .collect();
+        holding.into_iter().filter(|&v| self.apart(u, v)).collect()
+    }
+
+    /// The classes of `from`'s side other than `from` that unit `v` (now holding `from`) could
+    /// take with no unit apart from it holding them, those in `leaving` left out.
+    fn free_classes(
+        &mut self,
+        readings: &[SquareReading],
+        v: usize,
+        from: usize,
+        leaving: &[usize],
+    ) -> Vec<usize> {
+        (1..CLASSES)
+            .filter(|&c| c != from && same_side(c, from))
+            .filter(|&c| self.holders(readings, v, c, leaving).is_empty())
+            .collect()
+    }
+
+    /// The units of each group (one drawing) that no longer hold one class, where none has
+    /// moved and all hold pieces of one side.
+    fn split_groups(&self, readings: &[SquareReading], moved: &[bool]) -> Vec<Vec<usize>> {
+        let mut seen: Vec<usize> = self.group_of.iter().flatten().copied().collect();
+        seen.sort_unstable();
+        seen.dedup();
+        seen.into_iter()
+            .map(|g| {
+                (0..self.members.len())
+                    .filter(|&u| self.group_of[u] == Some(g))
+                    .collect::<Vec<usize>>()
+            })
+            .filter(|parts| {
+                let first = self.class(readings, parts[0]);
+                parts
+                    .iter()
+                    .all(|&u| !moved[u] && same_side(self.class(readings, u), first))
+                    && parts.iter().any(|&u| self.class(readings, u) != first)
+            })
+            .collect()
+    }
+}
+
 /// Whether two classes are pieces of one side.
 fn same_side(a: usize, b: usize) -> bool {
     class_piece(a).map(|p| p.color) == class_piece(b).map(|p| p.color)
@@ -253,35 +457,6 @@ fn copies_repeat(board: &Rectified, pieces: &[usize], cells: &[usize]) -> bool {
     }
     nearest.sort_by(f32::total_cmp);
     nearest[nearest.len() / 4] <= COPIES_WITHIN
-}
-
-/// The units: each group (readings' indices) split by the class its squares hold now and
-/// wherever two of its squares are apart, then the `pieces` in no group, each alone.
-fn units(
-    readings: &[SquareReading],
-    pieces: &[usize],
-    groups: &[Vec<usize>],
-    apart: &mut Apart,
-) -> Vec<Vec<usize>> {
-    let mut units: Vec<Vec<usize>> = Vec::new();
-    let mut grouped = vec![false; readings.len()];
-    for group in groups {
-        let mut parts: Vec<Vec<usize>> = Vec::new();
-        for &i in group.iter().filter(|i| pieces.contains(i)) {
-            grouped[i] = true;
-            let mut fits = |part: &Vec<usize>| {
-                readings[part[0]].class == readings[i].class
-                    && part.iter().all(|&j| !apart.pieces(i, j))
-            };
-            match parts.iter_mut().find(|part| fits(part)) {
-                Some(part) => part.push(i),
-                None => parts.push(vec![i]),
-            }
-        }
-        units.extend(parts);
-    }
-    units.extend(pieces.iter().filter(|&&i| !grouped[i]).map(|&i| vec![i]));
-    units
 }
 
 #[cfg(test)]
