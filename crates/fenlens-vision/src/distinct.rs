@@ -181,28 +181,7 @@ pub fn separate_drawings(
                     holders.sort_unstable();
                     holders.dedup();
                     match holders[..] {
-                        [] => {
-                            // A class the moving parts leave unheld may be taken by one other
-                            // unit of their side (rooks read as a king and a rook: once both
-                            // are rooks, the king read as a queen is the king).
-                            tries.push(unified.clone());
-                            for left in moving.iter().map(|&u| units.class(readings, u)) {
-                                if (0..m).any(|w| {
-                                    !moving.contains(&w) && units.class(readings, w) == left
-                                }) {
-                                    continue;
-                                }
-                                for w in (0..m).filter(|&w| {
-                                    !moved[w]
-                                        && !parts.contains(&w)
-                                        && same_side(units.class(readings, w), left)
-                                }) {
-                                    let mut with = unified.clone();
-                                    with.push(units.step(readings, w, left, &logs));
-                                    tries.push(with);
-                                }
-                            }
-                        }
+                        [] => tries.push(unified),
                         [v] if !moved[v] => {
                             for next in units.free_classes(readings, v, to, &parts) {
                                 let mut with = unified.clone();
@@ -572,5 +551,134 @@ mod tests {
             separated(&board, &read, 50.0)[Square::D3 as usize],
             WHITE_PAWN
         );
+    }
+
+    /// A king: a broad bar on a thin stem on the base.
+    fn king(x: usize, y: usize) -> bool {
+        ((2..6).contains(&y) && (3..21).contains(&x))
+            || ((6..16).contains(&y) && (11..13).contains(&x))
+            || ((16..20).contains(&y) && (6..18).contains(&x))
+    }
+
+    /// A queen: a broad block on the base.
+    fn queen(x: usize, y: usize) -> bool {
+        ((6..16).contains(&y) && (5..19).contains(&x))
+            || ((16..20).contains(&y) && (6..18).contains(&x))
+    }
+
+    /// The display cell of a square given by file and rank (both from 0).
+    fn cell(file: usize, rank: usize) -> usize {
+        (7 - rank) * 8 + file
+    }
+
+    /// A game's opening look: white pawns on the second rank from a2 to `last_pawn_file`, black
+    /// pawns on the seventh, the black king on e8, and the white `first_rank` drawings, with
+    /// what the network reads on each (first class, second class, the second's share). Returns
+    /// the board, the readings composed from the network, the drawings' groups (each side's
+    /// pawns) and the network's probabilities.
+    #[allow(clippy::type_complexity)]
+    fn opening(
+        last_pawn_file: usize,
+        first_rank: &[(usize, fn(usize, usize) -> bool, (usize, usize, f32))],
+        white_pawn_read: &dyn Fn(usize) -> (usize, usize, f32),
+    ) -> (Rectified, Vec<Vec<usize>>, Vec<[f32; CLASSES]>) {
+        const BLACK_PAWN: usize = 7;
+        const BLACK_KING: usize = 12;
+        let white_pawns: Vec<usize> = (0..=last_pawn_file).map(|f| cell(f, 1)).collect();
+        let black_pawns: Vec<usize> = (0..8).map(|f| cell(f, 6)).collect();
+        let board = board_with(|c, x, y| {
+            if white_pawns.contains(&c) {
+                return pawn(x, y).then_some(0.95);
+            }
+            if black_pawns.contains(&c) {
+                return pawn(x, y).then_some(0.1);
+            }
+            if c == cell(4, 7) {
+                return king(x, y).then_some(0.1);
+            }
+            first_rank
+                .iter()
+                .find(|(file, ..)| cell(*file, 0) == c)
+                .and_then(|(_, shape, _)| shape(x, y).then_some(0.95))
+        });
+        let mut read: Vec<(usize, usize, usize, f32)> = Vec::new();
+        for (f, &c) in white_pawns.iter().enumerate() {
+            let (first, second, share) = white_pawn_read(f);
+            read.push((c, first, second, share));
+        }
+        read.extend(
+            black_pawns
+                .iter()
+                .map(|&c| (c, BLACK_PAWN, BLACK_KING, 1e-3)),
+        );
+        read.push((cell(4, 7), BLACK_KING, BLACK_PAWN, 1e-3));
+        for &(file, _, (first, second, share)) in first_rank {
+            read.push((cell(file, 0), first, second, share));
+        }
+        (board, vec![white_pawns, black_pawns], network(&read))
+    }
+
+    /// The classes after [`separate_drawings`] (readings' order), and the squares it marked
+    /// changed.
+    fn after_separation(
+        board: &Rectified,
+        groups: &[Vec<usize>],
+        read: &[[f32; CLASSES]],
+    ) -> (Vec<usize>, Vec<Square>) {
+        let outlines = silhouettes(board);
+        let mut readings = compose(read, false);
+        let drawings = Drawings {
+            board,
+            outlines: &outlines,
+            network: read,
+            square_pixels: 50.0,
+        };
+        separate_drawings(&mut readings, &drawings, false, groups);
+        let changed = readings
+            .iter()
+            .filter(|r| r.changed)
+            .map(|r| r.square)
+            .collect();
+        (readings.iter().map(|r| r.class).collect(), changed)
+    }
+
+    const WHITE_KING: usize = 6;
+
+    #[test]
+    fn a_drawing_read_as_another_s_piece_takes_it_while_that_one_moves_on() {
+        // A font's bishop on c1 read as the king, its king on e1 as a queen like the one on d1.
+        let first_rank: [(usize, fn(usize, usize) -> bool, _); 3] = [
+            (2, bishop, (WHITE_KING, WHITE_BISHOP, 0.05)),
+            (3, queen, (WHITE_QUEEN, WHITE_KING, 1e-3)),
+            (4, king, (WHITE_QUEEN, WHITE_KING, 0.05)),
+        ];
+        let (board, groups, read) = opening(5, &first_rank, &|_| (WHITE_PAWN, WHITE_BISHOP, 1e-3));
+        let before: Vec<usize> = compose(&read, false).iter().map(|r| r.class).collect();
+        assert_eq!(before[Square::C1 as usize], WHITE_KING);
+        assert_eq!(before[Square::E1 as usize], WHITE_QUEEN);
+        let (classes, changed) = after_separation(&board, &groups, &read);
+        assert_eq!(classes[Square::C1 as usize], WHITE_BISHOP);
+        assert_eq!(classes[Square::D1 as usize], WHITE_QUEEN);
+        assert_eq!(classes[Square::E1 as usize], WHITE_KING);
+        assert_eq!(changed, [Square::C1, Square::E1]);
+    }
+
+    #[test]
+    fn copies_of_one_drawing_read_as_two_pieces_take_one_again() {
+        // The pawn on a2 read as a bishop, the same drawing on c2 to g2 as pawns.
+        let first_rank: [(usize, fn(usize, usize) -> bool, _); 1] =
+            [(4, king, (WHITE_KING, WHITE_QUEEN, 1e-3))];
+        let a2_as_bishop = |file: usize| match file {
+            0 => (WHITE_BISHOP, WHITE_PAWN, 0.3),
+            _ => (WHITE_PAWN, WHITE_BISHOP, 1e-3),
+        };
+        let (board, groups, read) = opening(7, &first_rank, &a2_as_bishop);
+        assert_eq!(
+            compose(&read, false)[Square::A2 as usize].class,
+            WHITE_BISHOP
+        );
+        let (classes, changed) = after_separation(&board, &groups, &read);
+        assert_eq!(classes[Square::A2 as usize], WHITE_PAWN);
+        assert_eq!(changed, [Square::A2]);
     }
 }
