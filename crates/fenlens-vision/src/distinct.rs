@@ -566,20 +566,23 @@ mod tests {
             || ((16..20).contains(&y) && (6..18).contains(&x))
     }
 
+    /// A first-rank drawing: its file, its shape, and what the network reads on it (first
+    /// class, second class, the second's share).
+    type FirstRank = (usize, fn(usize, usize) -> bool, (usize, usize, f32));
+
     /// The display cell of a square given by file and rank (both from 0).
     fn cell(file: usize, rank: usize) -> usize {
         (7 - rank) * 8 + file
     }
 
-    /// A game's opening look: white pawns on the second rank from a2 to `last_pawn_file`, black
-    /// pawns on the seventh, the black king on e8, and the white `first_rank` drawings, with
-    /// what the network reads on each (first class, second class, the second's share). Returns
+    /// A game's opening look: white pawns on the second rank from a2 to `last_pawn_file` (each
+    /// read as `white_pawn_read` says for its file), black pawns on the seventh, the black king
+    /// on e8, and the white `first_rank` drawings. Returns
     /// the board, the readings composed from the network, the drawings' groups (each side's
     /// pawns) and the network's probabilities.
-    #[allow(clippy::type_complexity)]
     fn opening(
         last_pawn_file: usize,
-        first_rank: &[(usize, fn(usize, usize) -> bool, (usize, usize, f32))],
+        first_rank: &[FirstRank],
         white_pawn_read: &dyn Fn(usize) -> (usize, usize, f32),
     ) -> (Rectified, Vec<Vec<usize>>, Vec<[f32; CLASSES]>) {
         const BLACK_PAWN: usize = 7;
@@ -647,7 +650,7 @@ mod tests {
     #[test]
     fn a_drawing_read_as_another_s_piece_takes_it_while_that_one_moves_on() {
         // A font's bishop on c1 read as the king, its king on e1 as a queen like the one on d1.
-        let first_rank: [(usize, fn(usize, usize) -> bool, _); 3] = [
+        let first_rank: [FirstRank; 3] = [
             (2, bishop, (WHITE_KING, WHITE_BISHOP, 0.05)),
             (3, queen, (WHITE_QUEEN, WHITE_KING, 1e-3)),
             (4, king, (WHITE_QUEEN, WHITE_KING, 0.05)),
@@ -666,8 +669,7 @@ mod tests {
     #[test]
     fn copies_of_one_drawing_read_as_two_pieces_take_one_again() {
         // The pawn on a2 read as a bishop, the same drawing on c2 to g2 as pawns.
-        let first_rank: [(usize, fn(usize, usize) -> bool, _); 1] =
-            [(4, king, (WHITE_KING, WHITE_QUEEN, 1e-3))];
+        let first_rank: [FirstRank; 1] = [(4, king, (WHITE_KING, WHITE_QUEEN, 1e-3))];
         let a2_as_bishop = |file: usize| match file {
             0 => (WHITE_BISHOP, WHITE_PAWN, 0.3),
             _ => (WHITE_PAWN, WHITE_BISHOP, 1e-3),
