@@ -21,6 +21,19 @@
 //! only while it loses less than [`MOST_LOST`]. Each unit moves at most once, and the squares
 //! moved are marked as changed, so they are reported uncertain.
 //!
+//! On readings that look like a game ([`prior::GAME_LIKE_FROM`]) two more kinds of move are
+//! weighed alongside (forty-second session):
+//!
+//! - a unit may take a class held by one unit apart from it, while that one moves on to a class
+//!   no unit apart from it holds: a font's bishops read as kings and its king as a queen like
+//!   the queen beside it;
+//! - the units cut from one group by the classes their squares hold (copies of one drawing
+//!   that the composer's facts or prior read as two pieces: two rooks of a font read as the king
+//!   and a rook) may all take one class of their side, the one unit apart from them that holds
+//!   it moving on as above.
+//!
+//! Pieces set out at will are left to the single moves, since kings too many there are true.
+//!
 //! It acts only where the drawings can be compared: boards whose squares span at least
 //! [`SQUARE_PIXELS_FROM`] pixels of the picture, and where copies repeat closely (the lower
 //! quartile over the pieces of the [`distance`] to the likest piece on a square of the same
@@ -35,7 +48,10 @@
 //! are. Forty-first session, `fenlens eval` (boards exact, before -> after; `--no-separate`
 //! measures without it), shipped four: 11 chess fonts 34.8 -> 37.0% (fresh pictures, seed 4242:
 //! 32.6 -> 34.7%), 14 foreign designs 59.2 -> 59.8% (seed 31337: 57.9 -> 58.4%); the model card
-//! has the rest ("Drawings that differ read as one piece").
+//! has the rest ("Drawings that differ read as one piece"). The forty-second session's two moves:
+//! fonts 37.0 -> 37.6% (34.7 -> 35.3%), foreign designs 59.8 -> 60.0% (58.4 -> 58.5%), held-out
+//! lichess designs picture by picture the same but for one square ("Drawings read as each
+//! other's pieces").
 //!
 //! Assumes readings in standard orientation (a1 first) composed by [`crate::compose`], the
 //! classifier's probabilities (display order) and the rectified board and silhouettes they were
