@@ -511,7 +511,14 @@ mod tests {
         (board, read)
     }
 
-    fn separated(board: &Rectified, read: &[[f32; CLASSES]], square_pixels: f32) -> Vec<usize> {
+    /// The readings composed from `read` after [`separate_drawings`], and whether it changed
+    /// any.
+    fn composed_and_separated(
+        board: &Rectified,
+        read: &[[f32; CLASSES]],
+        groups: &[Vec<usize>],
+        square_pixels: f32,
+    ) -> (Vec<SquareReading>, bool) {
         let outlines = silhouettes(board);
         let mut readings = compose(read, false);
         let drawings = Drawings {
@@ -520,7 +527,13 @@ mod tests {
             network: read,
             square_pixels,
         };
-        let changed = separate_drawings(&mut readings, &drawings, false, &[vec![48, 50, 54]]);
+        let changed = separate_drawings(&mut readings, &drawings, false, groups);
+        (readings, changed)
+    }
+
+    fn separated(board: &Rectified, read: &[[f32; CLASSES]], square_pixels: f32) -> Vec<usize> {
+        let (readings, changed) =
+            composed_and_separated(board, read, &[vec![48, 50, 54]], square_pixels);
         let classes: Vec<usize> = readings.iter().map(|r| r.class).collect();
         assert_eq!(
             changed,
@@ -645,15 +658,7 @@ mod tests {
         groups: &[Vec<usize>],
         read: &[[f32; CLASSES]],
     ) -> (Vec<usize>, Vec<Square>) {
-        let outlines = silhouettes(board);
-        let mut readings = compose(read, false);
-        let drawings = Drawings {
-            board,
-            outlines: &outlines,
-            network: read,
-            square_pixels: 50.0,
-        };
-        separate_drawings(&mut readings, &drawings, false, groups);
+        let (readings, _) = composed_and_separated(board, read, groups, 50.0);
         let changed = readings
             .iter()
             .filter(|r| r.changed)
