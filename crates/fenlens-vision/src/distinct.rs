@@ -163,51 +163,21 @@ pub fn separate_drawings(
                 continue;
             }
             for to in (1..CLASSES).filter(|&to| to != now && same_side(to, now)) {
-                let first = units.step(readings, u, to, &logs);
-                match units.holders(readings, u, to, &[])[..] {
-                    [] => tries.push(vec![first]),
-                    // The one unit apart from `u` that holds `to` moves on (a drawing read as
-                    // another's piece, and that one's read as a third's: a font's bishops as
-                    // kings, its king as a queen).
-                    [v] if game_like && !moved[v] => {
-                        for next in units.free_classes(readings, v, to, &[u]) {
-                            tries.push(vec![first, units.step(readings, v, next, &logs)]);
-                        }
-                    }
-                    _ => {}
-                }
+                let first = vec![units.step(readings, u, to, &logs)];
+                tries.extend(units.moves_to(readings, first, &[u], to, game_like, &moved, &logs));
             }
         }
         if game_like {
             for parts in units.split_groups(readings, &moved) {
                 let side = units.class(readings, parts[0]);
                 for to in (1..CLASSES).filter(|&to| same_side(to, side)) {
-                    let moving: Vec<usize> = parts
+                    let unified: Vec<Move> = parts
                         .iter()
-                        .copied()
-                        .filter(|&u| units.class(readings, u) != to)
-                        .collect();
-                    let unified: Vec<Move> = moving
-                        .iter()
+                        .filter(|&&u| units.class(readings, u) != to)
                         .map(|&u| units.step(readings, u, to, &logs))
                         .collect();
-                    let mut holders: Vec<usize> = parts
-                        .iter()
-                        .flat_map(|&u| units.holders(readings, u, to, &parts))
-                        .collect();
-                    holders.sort_unstable();
-                    holders.dedup();
-                    match holders[..] {
-                        [] => tries.push(unified),
-                        [v] if !moved[v] => {
-                            for next in units.free_classes(readings, v, to, &parts) {
-                                let mut with = unified.clone();
-                                with.push(units.step(readings, v, next, &logs));
-                                tries.push(with);
-                            }
-                        }
-                        _ => {}
-                    }
+                    tries
+                        .extend(units.moves_to(readings, unified, &parts, to, true, &moved, &logs));
                 }
             }
         }
@@ -269,7 +239,6 @@ impl Apart<'_> {
             _ => false,
         };
         self.pairs[a * n + b] = Some(apart);
-        self.pairs[b * n + a] = Some(apart);
         apart
     }
 
@@ -387,6 +356,43 @@ impl<'a, 'b> Units<'a, 'b> {
             .filter(|&v| v != u && !besides.contains(&v) && self.class(readings, v) == class)
             .collect();
         holding.into_iter().filter(|&v| self.apart(u, v)).collect()
+    }
+
+    /// The ways to make the moves `base`, which give the `members` (units) class `to`: alone,
+    /// where no unit apart from them holds `to`; where one unit not yet `moved` does and
+    /// `move_on` allows, with that unit moving on to each class no unit apart from it holds once
+    /// the members have left theirs (a drawing read as another's piece, and that one's read as
+    /// a third's: a font's bishops as kings, its king as a queen).
+    #[allow(clippy::too_many_arguments)]
+    fn moves_to(
+        &mut self,
+        readings: &[SquareReading],
+        base: Vec<Move>,
+        members: &[usize],
+        to: usize,
+        move_on: bool,
+        moved: &[bool],
+        logs: &[[f32; CLASSES]],
+    ) -> Vec<Vec<Move>> {
+        let mut holders: Vec<usize> = members
+            .iter()
+            .flat_map(|&u| self.holders(readings, u, to, members))
+            .collect();
+        holders.sort_unstable();
+        holders.dedup();
+        match holders[..] {
+            [] => vec![base],
+            [v] if move_on && !moved[v] => self
+                .free_classes(readings, v, to, members)
+                .into_iter()
+                .map(|next| {
+                    let mut with = base.clone();
+                    with.push(self.step(readings, v, next, logs));
+                    with
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
     }
 
     /// The classes of `from`'s side other than `from` that unit `v` (now holding `from`) could
