@@ -202,25 +202,8 @@ fn cross_distance_on(
     let (ax, ay) = cell_origin(a);
     let (bx, by) = cell_origin(b);
     let at = |x: usize, y: usize| board.gray[y * BOARD + x];
-    // (share only one covers, dx, dy) for each alignment: b read at (x + dx - 1, y + dy - 1).
-    let mut alignments: Vec<(f32, usize, usize)> = Vec::with_capacity(9);
-    for dy in 0..3 {
-        for dx in 0..3 {
-            let (mut union, mut inter) = (0u32, 0u32);
-            for y in EDGE..SQUARE - EDGE {
-                let row_a = a_mask[y] & INNER_COLUMNS;
-                let row_b = shifted(b_mask[y + dy - 1], dx) & INNER_COLUMNS;
-                union += (row_a | row_b).count_ones();
-                inter += (row_a & row_b).count_ones();
-            }
-            if union > 0 {
-                alignments.push(((union - inter) as f32 / union as f32, dx, dy));
-            }
-        }
-    }
-    alignments.sort_by(|p, q| p.0.total_cmp(&q.0));
     let mut best = f32::INFINITY;
-    for (apart, dx, dy) in alignments {
+    for (apart, dx, dy) in outline_alignments(a_mask, b_mask) {
         if apart >= best {
             break;
         }
@@ -241,6 +224,39 @@ fn cross_distance_on(
         best = best.min(apart + unlike / contrast.max(1e-3));
     }
     best
+}
+
+/// For each of the nine alignments a pixel apart (b read at (x + dx - 1, y + dy - 1)), the share
+/// of the two masks' union inside the square's [`EDGE`] that only one covers, as (share, dx,
+/// dy), likest first; alignments where neither covers anything are left out.
+fn outline_alignments(a_mask: &MaskRows, b_mask: &MaskRows) -> Vec<(f32, usize, usize)> {
+    let mut alignments: Vec<(f32, usize, usize)> = Vec::with_capacity(9);
+    for dy in 0..3 {
+        for dx in 0..3 {
+            let (mut union, mut inter) = (0u32, 0u32);
+            for y in EDGE..SQUARE - EDGE {
+                let row_a = a_mask[y] & INNER_COLUMNS;
+                let row_b = shifted(b_mask[y + dy - 1], dx) & INNER_COLUMNS;
+                union += (row_a | row_b).count_ones();
+                inter += (row_a & row_b).count_ones();
+            }
+            if union > 0 {
+                alignments.push(((union - inter) as f32 / union as f32, dx, dy));
+            }
+        }
+    }
+    alignments.sort_by(|p, q| p.0.total_cmp(&q.0));
+    alignments
+}
+
+/// How far apart two pieces' outlines lie, whatever their colours and their squares': at the
+/// best of nine alignments a pixel apart, the share of the two silhouettes' union that only one
+/// covers. A design that draws a white and a black piece of one role with one outline gives
+/// them nearly 0; 1 where neither silhouette has a pixel inside the square's [`EDGE`].
+pub fn outline_distance(a: &Silhouette, b: &Silhouette) -> f32 {
+    outline_alignments(&mask_rows(a), &mask_rows(b))
+        .first()
+        .map_or(1.0, |best| best.0)
 }
 
 /// How unlike two squares' pieces look when the squares may be of different colours, forgiving

@@ -34,6 +34,14 @@
 //!
 //! Pieces set out at will are left to the single moves, since kings too many there are true.
 //!
+//! Most designs draw a role's white and black piece with one outline. So on a board drawn flat
+//! ([`drawn_flat`]), two units of opposite sides whose outlines coincide (under
+//! [`TWINS_BELOW`], [`outline_distance`]) but that hold different roles conflict as well: either
+//! may take the other's role in its own colour, weighed as the moves above (forty-third
+//! session). A font's black king read as a queen beside its white king read rightly is read as a
+//! king; a black bishop read as a knight where the white bishops are read as bishops, as a
+//! bishop.
+//!
 //! It acts only where the drawings can be compared: boards whose squares span at least
 //! [`SQUARE_PIXELS_FROM`] pixels of the picture, and where copies repeat closely (the lower
 //! quartile over the pieces of the [`distance`] to the likest piece on a square of the same
@@ -69,7 +77,8 @@
 //! read from.
 
 use crate::alike::{
-    cross_distance, distance, piece_distance, same_colour, tolerant_cross_distance,
+    cross_distance, distance, outline_distance, piece_distance, same_colour,
+    tolerant_cross_distance,
 };
 use crate::classify::{CLASSES, class_piece};
 use crate::compose::{
@@ -117,6 +126,14 @@ pub const APART_OVER_COPIES: f32 = 5.0;
 /// 5150, shipped and held-out four, with held-out lichess 2026 (0.3 / 0.5 / 0.7: boards exact
 /// summed over the five 273.6 / 273.7 / 274.0).
 pub const FLAT_SHARE_FROM: f32 = 0.7;
+
+/// Two pieces of opposite sides whose outlines lie closer than this
+/// ([`crate::alike::outline_distance`]: the share of the two silhouettes' union only one
+/// covers) are one role drawn in two colours, as most designs draw them; on a board drawn flat
+/// ([`drawn_flat`]) one may take the other's role. Chosen on fonts 6161, foreign designs 5150
+/// and held-out lichess 2026, shipped and held-out four (0.03 / 0.05 / 0.08 / 0.12 / 0.16 /
+/// 0.2 on every board; 0.08 / 0.12 on boards drawn flat).
+pub const TWINS_BELOW: f32 = 0.1;
 
 /// Boards whose squares span fewer picture pixels than this are left as they are.
 pub const SQUARE_PIXELS_FROM: f32 = 30.0;
@@ -190,8 +207,18 @@ pub fn separate_drawings(
             .is_empty()
     });
     let split = game_like && !units.split_groups(readings, &vec![false; m]).is_empty();
-    // Most boards hold neither: they are left before the gate's work.
-    if !(conflicted || split) {
+    // Units of opposite sides drawn with one outline, on a board drawn flat: (u, v) both ways
+    // round.
+    let twins = if drawn_flat(board, readings, &cells) {
+        units.twins(readings, outlines, &cells)
+    } else {
+        Vec::new()
+    };
+    let twinned = twins
+        .iter()
+        .any(|&(u, v)| role(units.class(readings, u)) != role(units.class(readings, v)));
+    // Most boards hold none of these: they are left before the gate's work.
+    if !(conflicted || split || twinned) {
         return false;
     }
     let within = if doubted {
@@ -217,6 +244,16 @@ pub fn separate_drawings(
                 let first = vec![units.step(readings, u, to, &logs)];
                 tries.extend(units.moves_to(readings, first, &[u], to, game_like, &moved, &logs));
             }
+        }
+        // A unit whose twin of the other side holds another role may take that role.
+        for &(u, v) in &twins {
+            let (cu, cv) = (units.class(readings, u), units.class(readings, v));
+            if moved[u] || role(cu) == role(cv) {
+                continue;
+            }
+            let to = cu - role(cu) + role(cv);
+            let first = vec![units.step(readings, u, to, &logs)];
+            tries.extend(units.moves_to(readings, first, &[u], to, game_like, &moved, &logs));
         }
         if game_like {
             for parts in units.split_groups(readings, &moved) {
@@ -340,6 +377,39 @@ struct Units<'a, 'b> {
 }
 
 impl<'a, 'b> Units<'a, 'b> {
+    /// The pairs of units of opposite sides (u, v), both ways round, that hold a piece each
+    /// whose outlines lie under [`TWINS_BELOW`] apart ([`outline_distance`]): one role drawn
+    /// in two colours. `outlines` and `cells` as for [`Apart`].
+    fn twins(
+        &self,
+        readings: &[SquareReading],
+        outlines: &[Option<Silhouette>; 64],
+        cells: &[usize],
+    ) -> Vec<(usize, usize)> {
+        let m = self.members.len();
+        let outline = |i: usize| outlines[cells[i]].as_ref();
+        let mut twins = Vec::new();
+        for u in 0..m {
+            for v in u + 1..m {
+                if same_side(self.class(readings, u), self.class(readings, v)) {
+                    continue;
+                }
+                let close = self.members[u].iter().any(|&i| {
+                    self.members[v]
+                        .iter()
+                        .any(|&j| match (outline(i), outline(j)) {
+                            (Some(a), Some(b)) => outline_distance(a, b) < TWINS_BELOW,
+                            _ => false,
+                        })
+                });
+                if close {
+                    twins.extend([(u, v), (v, u)]);
+                }
+            }
+        }
+        twins
+    }
+
     /// Cuts the `groups` (readings' indices) into units and adds the `pieces` in none.
     fn new(
         readings: &[SquareReading],
@@ -503,6 +573,11 @@ impl<'a, 'b> Units<'a, 'b> {
             })
             .collect()
     }
+}
+
+/// A piece class's role, whatever its side: 0 for a pawn to 5 for a king.
+fn role(class: usize) -> usize {
+    (class - 1) % 6
 }
 
 /// Whether two classes are pieces of one side.
@@ -782,6 +857,51 @@ mod tests {
         let (classes, changed) = after_separation(&board, &groups, &read);
         assert_eq!(classes[Square::A2 as usize], WHITE_PAWN);
         assert_eq!(changed, [Square::A2]);
+    }
+
+    #[test]
+    fn a_piece_drawn_like_a_piece_of_the_other_side_takes_its_role() {
+        const BLACK_KNIGHT: usize = 8;
+        const BLACK_BISHOP: usize = 9;
+        // White pawns on a2, c2, e2 and g2 and a white bishop on c1, read surely; on f5 a black
+        // piece read as a knight (a bishop at 0.3), drawn with the white bishop's outline or
+        // with a queen's.
+        let white_pawns = [cell(0, 1), cell(2, 1), cell(4, 1), cell(6, 1)];
+        let (c1, f5) = (cell(2, 0), cell(5, 4));
+        type Shape = fn(usize, usize) -> bool;
+        let shapes: [(Shape, usize); 2] = [(bishop, BLACK_BISHOP), (queen, BLACK_KNIGHT)];
+        for (f5_shape, f5_after) in shapes {
+            let board = board_with(|c, x, y| {
+                if white_pawns.contains(&c) {
+                    pawn(x, y).then_some(0.95)
+                } else if c == c1 {
+                    bishop(x, y).then_some(0.95)
+                } else if c == f5 {
+                    f5_shape(x, y).then_some(0.1)
+                } else {
+                    None
+                }
+            });
+            let mut read: Vec<(usize, usize, usize, f32)> = white_pawns
+                .iter()
+                .map(|&c| (c, WHITE_PAWN, WHITE_BISHOP, 1e-3))
+                .collect();
+            read.push((c1, WHITE_BISHOP, WHITE_PAWN, 1e-3));
+            read.push((f5, BLACK_KNIGHT, BLACK_BISHOP, 0.3));
+            let read = network(&read);
+            assert_eq!(
+                compose(&read, false)[Square::F5 as usize].class,
+                BLACK_KNIGHT
+            );
+            let (classes, changed) = after_separation(&board, &[white_pawns.to_vec()], &read);
+            assert_eq!(classes[Square::F5 as usize], f5_after);
+            let moved: &[Square] = if f5_after == BLACK_BISHOP {
+                &[Square::F5]
+            } else {
+                &[]
+            };
+            assert_eq!(changed, moved);
+        }
     }
 
     #[test]
