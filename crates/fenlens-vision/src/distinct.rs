@@ -35,7 +35,7 @@
 //! Pieces set out at will are left to the single moves, since kings too many there are true.
 //!
 //! Most designs draw a role's white and black piece with one outline. So on a board drawn flat
-//! ([`drawn_flat`]), two units of opposite sides whose outlines coincide (under
+//! (`drawn_flat`), two units of opposite sides whose outlines coincide (under
 //! [`TWINS_BELOW`], [`outline_distance`]) but that hold different roles conflict as well: either
 //! may take the other's role in its own colour, weighed as the moves above (forty-third
 //! session). A font's black king read as a queen beside its white king read rightly is read as a
@@ -46,7 +46,7 @@
 //! [`SQUARE_PIXELS_FROM`] pixels of the picture, and where copies repeat closely (the lower
 //! quartile over the pieces of the [`distance`] to the likest piece on a square of the same
 //! colour at most [`COPIES_WITHIN`]). Photographs, small boards and textured squares give copies of
-//! one drawing distances that different drawings have. On a board drawn flat ([`drawn_flat`]:
+//! one drawing distances that different drawings have. On a board drawn flat (`drawn_flat`:
 //! most squares read empty show one flat grey, as on a screen's or a page's rendering) whose
 //! design the classifier doubts ([`design_doubted`]), where most of what is misread is, the
 //! copies may repeat up to [`DOUBTED_COPIES_WITHIN`], and two pieces are then apart only when
@@ -130,7 +130,7 @@ pub const FLAT_SHARE_FROM: f32 = 0.7;
 /// Two pieces of opposite sides whose outlines lie closer than this
 /// ([`crate::alike::outline_distance`]: the share of the two silhouettes' union only one
 /// covers) are one role drawn in two colours, as most designs draw them; on a board drawn flat
-/// ([`drawn_flat`]) one may take the other's role. Chosen on fonts 6161, foreign designs 5150
+/// (`drawn_flat`) one may take the other's role. Chosen on fonts 6161, foreign designs 5150
 /// and held-out lichess 2026, shipped and held-out four (0.03 / 0.05 / 0.08 / 0.12 / 0.16 /
 /// 0.2 on every board; 0.08 / 0.12 on boards drawn flat).
 pub const TWINS_BELOW: f32 = 0.1;

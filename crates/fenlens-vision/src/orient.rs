@@ -528,8 +528,8 @@ const FIT_FROM_SQUARE_PIXELS: f32 = 20.0;
 /// drawn. No digit is recognized: in any typeface a "1" has less ink than an "8" and a "7" less
 /// than a "2", so upright the top square's digit (8) outweighs the bottom one's (1) and the
 /// second from the bottom (2) the second from the top (7); flipped, the other way round
-/// ([`pair_votes_of_digits`]). Where pieces hide a digit of both pairs, every digit that shows
-/// is fitted against the inks typefaces give each digit, in both orders ([`fit_of_digits`]).
+/// (`pair_votes_of_digits`). Where pieces hide a digit of both pairs, every digit that shows
+/// is fitted against the inks typefaces give each digit, in both orders (`fit_of_digits`).
 pub fn orient_from_ranks(image: &RgbImage, corners: [[f32; 2]; 4]) -> Option<Orientation> {
     let projection = board_to_picture(corners)?;
     let side = |a: [f32; 2], b: [f32; 2]| (a[0] - b[0]).hypot(a[1] - b[1]);
