@@ -177,8 +177,9 @@ pub fn separate_drawings(
     let pieces: Vec<usize> = (0..readings.len())
         .filter(|&i| class_piece(readings[i].class).is_some() && outlines[cells[i]].is_some())
         .collect();
+    let flat = drawn_flat(board, readings, &cells);
     // A doubted design's board drawn flat is measured against its own spread of copies.
-    let doubted = design_doubted(readings) && drawn_flat(board, readings, &cells);
+    let doubted = design_doubted(readings) && flat;
     let spread = if doubted {
         copies_spread(board, &pieces, &cells)
     } else {
@@ -209,7 +210,7 @@ pub fn separate_drawings(
     let split = game_like && !units.split_groups(readings, &vec![false; m]).is_empty();
     // Units of opposite sides drawn with one outline, on a board drawn flat: (u, v) both ways
     // round.
-    let twins = if drawn_flat(board, readings, &cells) {
+    let twins = if flat {
         units.twins(readings, outlines, &cells)
     } else {
         Vec::new()
