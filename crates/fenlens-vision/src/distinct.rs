@@ -80,7 +80,9 @@ use crate::alike::{
     cross_distance, distance, outline_distance, piece_distance, same_colour,
     tolerant_cross_distance,
 };
-use crate::classify::{CLASSES, class_piece};
+use fenlens_fen::shakmaty::Piece;
+
+use crate::classify::{CLASSES, class_piece, piece_class};
 use crate::compose::{
     SquareReading, design_doubted, display_index, fact_cost, in_readings_order, make, placement,
 };
@@ -211,13 +213,13 @@ pub fn separate_drawings(
     // Units of opposite sides drawn with one outline, on a board drawn flat: (u, v) both ways
     // round.
     let twins = if flat {
-        units.twins(readings, outlines, &cells)
+        units.twins(readings)
     } else {
         Vec::new()
     };
     let twinned = twins
         .iter()
-        .any(|&(u, v)| role(units.class(readings, u)) != role(units.class(readings, v)));
+        .any(|&(u, v)| in_role_of(units.class(readings, u), units.class(readings, v)).is_some());
     // Most boards hold none of these: they are left before the gate's work.
     if !(conflicted || split || twinned) {
         return false;
@@ -247,12 +249,10 @@ pub fn separate_drawings(
             }
         }
         // A unit whose twin of the other side holds another role may take that role.
-        for &(u, v) in &twins {
-            let (cu, cv) = (units.class(readings, u), units.class(readings, v));
-            if moved[u] || role(cu) == role(cv) {
+        for &(u, v) in twins.iter().filter(|&&(u, _)| !moved[u]) {
+            let Some(to) = in_role_of(units.class(readings, u), units.class(readings, v)) else {
                 continue;
-            }
-            let to = cu - role(cu) + role(cv);
+            };
             let first = vec![units.step(readings, u, to, &logs)];
             tries.extend(units.moves_to(readings, first, &[u], to, game_like, &moved, &logs));
         }
@@ -378,39 +378,6 @@ struct Units<'a, 'b> {
 }
 
 impl<'a, 'b> Units<'a, 'b> {
-    /// The pairs of units of opposite sides (u, v), both ways round, that hold a piece each
-    /// whose outlines lie under [`TWINS_BELOW`] apart ([`outline_distance`]): one role drawn
-    /// in two colours. `outlines` and `cells` as for [`Apart`].
-    fn twins(
-        &self,
-        readings: &[SquareReading],
-        outlines: &[Option<Silhouette>; 64],
-        cells: &[usize],
-    ) -> Vec<(usize, usize)> {
-        let m = self.members.len();
-        let outline = |i: usize| outlines[cells[i]].as_ref();
-        let mut twins = Vec::new();
-        for u in 0..m {
-            for v in u + 1..m {
-                if same_side(self.class(readings, u), self.class(readings, v)) {
-                    continue;
-                }
-                let close = self.members[u].iter().any(|&i| {
-                    self.members[v]
-                        .iter()
-                        .any(|&j| match (outline(i), outline(j)) {
-                            (Some(a), Some(b)) => outline_distance(a, b) < TWINS_BELOW,
-                            _ => false,
-                        })
-                });
-                if close {
-                    twins.extend([(u, v), (v, u)]);
-                }
-            }
-        }
-        twins
-    }
-
     /// Cuts the `groups` (readings' indices) into units and adds the `pieces` in none.
     fn new(
         readings: &[SquareReading],
@@ -460,6 +427,34 @@ impl<'a, 'b> Units<'a, 'b> {
     /// The class unit `u`'s squares hold.
     fn class(&self, readings: &[SquareReading], u: usize) -> usize {
         readings[self.members[u][0]].class
+    }
+
+    /// The pairs of units of opposite sides (u, v), both ways round, that hold a piece each
+    /// whose outlines lie under [`TWINS_BELOW`] apart ([`outline_distance`]): one role drawn
+    /// in two colours.
+    fn twins(&self, readings: &[SquareReading]) -> Vec<(usize, usize)> {
+        let m = self.members.len();
+        let outline = |i: usize| self.apart.outlines[self.apart.cells[i]].as_ref();
+        let mut twins = Vec::new();
+        for u in 0..m {
+            for v in u + 1..m {
+                if same_side(self.class(readings, u), self.class(readings, v)) {
+                    continue;
+                }
+                let close = self.members[u].iter().any(|&i| {
+                    self.members[v]
+                        .iter()
+                        .any(|&j| match (outline(i), outline(j)) {
+                            (Some(a), Some(b)) => outline_distance(a, b) < TWINS_BELOW,
+                            _ => false,
+                        })
+                });
+                if close {
+                    twins.extend([(u, v), (v, u)]);
+                }
+            }
+        }
+        twins
     }
 
     /// Unit `unit` taking class `to`, at one copy's network cost ([`relabel::copy_cost`] of
@@ -576,9 +571,15 @@ impl<'a, 'b> Units<'a, 'b> {
     }
 }
 
-/// A piece class's role, whatever its side: 0 for a pawn to 5 for a king.
-fn role(class: usize) -> usize {
-    (class - 1) % 6
+/// The class of `class`'s side in `other`'s role, where the two are pieces of different roles.
+fn in_role_of(class: usize, other: usize) -> Option<usize> {
+    let (piece, other) = (class_piece(class)?, class_piece(other)?);
+    (piece.role != other.role).then(|| {
+        piece_class(Some(Piece {
+            role: other.role,
+            ..piece
+        }))
+    })
 }
 
 /// Whether two classes are pieces of one side.

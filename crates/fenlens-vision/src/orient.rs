@@ -39,7 +39,7 @@ use fenlens_fen::shakmaty::{Board, Color};
 use image::RgbImage;
 
 use crate::prior::log_likelihood;
-use crate::rectify::{BoardToPicture, board_to_picture, grey_level};
+use crate::rectify::{BoardToPicture, board_to_picture, grey_level, square_pixels};
 
 /// The orientation decision.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -50,17 +50,23 @@ pub struct Orientation {
     pub confidence: f32,
 }
 
+impl Orientation {
+    /// The decision whose log-odds for a turned board are `log_odds`.
+    fn from_log_odds(log_odds: f32) -> Orientation {
+        Orientation {
+            flipped: log_odds > 0.0,
+            confidence: 1.0 / (1.0 + (-log_odds.abs()).exp()),
+        }
+    }
+}
+
 /// Decides the orientation of a placement read as displayed (top row = rank 8).
 pub fn orient(as_displayed: &Board) -> Orientation {
     let mut turned = as_displayed.clone();
     turned.rotate_180();
     let difference = log_likelihood(&turned) - log_likelihood(as_displayed);
     // Log-odds that the board is turned: the games' difference, tempered, less the prior's.
-    let log_odds = difference * LIKELIHOOD_LOG_ODDS - UPRIGHT_PRIOR_LOG_ODDS;
-    Orientation {
-        flipped: log_odds > 0.0,
-        confidence: 1.0 / (1.0 + (-log_odds.abs()).exp()),
-    }
+    Orientation::from_log_odds(difference * LIKELIHOOD_LOG_ODDS - UPRIGHT_PRIOR_LOG_ODDS)
 }
 
 /// Log-odds of a turned board for each unit of [`log_likelihood`] difference: well under 1,
@@ -143,11 +149,7 @@ fn add_log_odds(a: Orientation, b: Orientation, weight: f32) -> Orientation {
         let l = (c / (1.0 - c)).ln();
         if o.flipped { l } else { -l }
     };
-    let sum = log_odds(a) + weight * log_odds(b);
-    Orientation {
-        flipped: sum > 0.0,
-        confidence: 1.0 / (1.0 + (-sum.abs()).exp()),
-    }
+    Orientation::from_log_odds(log_odds(a) + weight * log_odds(b))
 }
 
 /// Rows and columns sampled in one label region.
@@ -532,25 +534,12 @@ const FIT_FROM_SQUARE_PIXELS: f32 = 20.0;
 /// is fitted against the inks typefaces give each digit, in both orders (`fit_of_digits`).
 pub fn orient_from_ranks(image: &RgbImage, corners: [[f32; 2]; 4]) -> Option<Orientation> {
     let projection = board_to_picture(corners)?;
-    let side = |a: [f32; 2], b: [f32; 2]| (a[0] - b[0]).hypot(a[1] - b[1]);
-    let square_pixels = (0..4)
-        .map(|i| side(corners[i], corners[(i + 1) % 4]))
-        .sum::<f32>()
-        / 32.0;
+    let fit = square_pixels(corners) >= FIT_FROM_SQUARE_PIXELS;
     let mut best: Option<Orientation> = None;
-    for (column, (left, right)) in RANK_PLACES {
-        // The ink of the digit in each row, from the top, where one shows.
-        let inks: [Option<usize>; 8] = std::array::from_fn(|row| {
-            let across = (column as f32 + left, column as f32 + right);
-            let down = (row as f32 + RANK_TOP.0, row as f32 + RANK_TOP.1);
-            region_samples(image, &projection, across, down)
-                .and_then(|samples| label_ink(&samples, column == 7))
-        });
-        let found = pair_votes_of_digits(&inks).or_else(|| {
-            (square_pixels >= FIT_FROM_SQUARE_PIXELS)
-                .then(|| fit_of_digits(&inks))
-                .flatten()
-        });
+    for (column, across) in RANK_PLACES {
+        let inks = digit_inks(image, &projection, column, across);
+        let found =
+            pair_votes_of_digits(&inks).or_else(|| fit.then(|| fit_of_digits(&inks)).flatten());
         let Some(found) = found else {
             continue;
         };
@@ -559,6 +548,23 @@ pub fn orient_from_ranks(image: &RgbImage, corners: [[f32; 2]; 4]) -> Option<Ori
         }
     }
     best
+}
+
+/// The ink of the digit in each row of edge column `column` (from the top), where one shows:
+/// the region `left`-`right` across the column ([`RANK_PLACES`]) and [`RANK_TOP`] down each
+/// square, measured by `label_ink`.
+fn digit_inks(
+    image: &RgbImage,
+    projection: &BoardToPicture,
+    column: usize,
+    (left, right): (f32, f32),
+) -> [Option<usize>; 8] {
+    std::array::from_fn(|row| {
+        let across = (column as f32 + left, column as f32 + right);
+        let down = (row as f32 + RANK_TOP.0, row as f32 + RANK_TOP.1);
+        region_samples(image, projection, across, down)
+            .and_then(|samples| label_ink(&samples, column == 7))
+    })
 }
 
 /// The two pairs' decision from the digits' `inks` (row from the top): the "8" against the "1"
@@ -616,11 +622,9 @@ fn fit_of_digits(inks: &[Option<usize>; 8]) -> Option<Orientation> {
     let turned = misfit(|row| row + 1);
     let shown = SHOWN_SPREAD_WEIGHT * upright.min(turned) / (inks.len() - 1) as f32;
     let variance = shown.max(DIGIT_INK_SPREAD * DIGIT_INK_SPREAD);
-    let log_odds = (upright - turned) / (2.0 * variance);
-    Some(Orientation {
-        flipped: log_odds > 0.0,
-        confidence: 1.0 / (1.0 + (-log_odds.abs()).exp()),
-    })
+    Some(Orientation::from_log_odds(
+        (upright - turned) / (2.0 * variance),
+    ))
 }
 
 #[cfg(test)]
@@ -971,12 +975,8 @@ mod tests {
             for flipped in [false, true] {
                 let (image, corners) = drawn_placement(placement, flipped, Coords::Inside, theme);
                 let projection = board_to_picture(corners).unwrap();
-                let (left, right) = RANK_PLACES[0].1;
-                let inks: [Option<usize>; 8] = std::array::from_fn(|row| {
-                    let down = (row as f32 + RANK_TOP.0, row as f32 + RANK_TOP.1);
-                    region_samples(&image, &projection, (left, right), down)
-                        .and_then(|samples| label_ink(&samples, false))
-                });
+                let (column, across) = RANK_PLACES[0];
+                let inks = digit_inks(&image, &projection, column, across);
                 assert_eq!(
                     pair_votes_of_digits(&inks),
                     None,

@@ -411,14 +411,7 @@ impl Recognizer {
             }
         };
         let unweighed = probabilities.clone();
-        // The picture pixels a square spans: the board's mean side over 8.
-        let square_pixels = (0..4)
-            .map(|k| {
-                let (a, b) = (corners[k], corners[(k + 1) % 4]);
-                (a[0] - b[0]).hypot(a[1] - b[1])
-            })
-            .sum::<f32>()
-            / 32.0;
+        let square_pixels = crate::rectify::square_pixels(corners);
         let cut_off = cut_off_squares(corners, image.width(), image.height());
         let covered = covered_squares(&rectified);
         let compose_weighing = |weight: f32| {

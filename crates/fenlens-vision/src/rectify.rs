@@ -77,6 +77,17 @@ pub fn cut_off_squares(corners: [[f32; 2]; 4], width: u32, height: u32) -> [bool
     cut_off
 }
 
+/// The picture pixels a square of the board with `corners` spans: the quad's mean side over 8.
+pub fn square_pixels(corners: [[f32; 2]; 4]) -> f32 {
+    (0..4)
+        .map(|k| {
+            let (a, b) = (corners[k], corners[(k + 1) % 4]);
+            (a[0] - b[0]).hypot(a[1] - b[1])
+        })
+        .sum::<f32>()
+        / 32.0
+}
+
 /// The map from board coordinates to the picture quad `corners` (top-left, top-right,
 /// bottom-right, bottom-left), or `None` for a quad with no such map (corners on one line).
 /// The unit square's map in closed form (Heckbert, "Fundamentals of Texture Mapping", 1989),
