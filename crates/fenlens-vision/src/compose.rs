@@ -32,7 +32,9 @@
 //! together over [`PIECE_SHOWN_FROM`]) empty: they change which piece it holds, the
 //! likeliest other piece, never whether it holds one (forty-fourth session; before, a font's
 //! piece read as a second king or a promoted queen, with an empty square its next reading at one
-//! in a thousand, was read as an empty square).
+//! in a thousand, was read as an empty square). Nor does the king rule add a missing king on a
+//! square whose empty class holds over [`PIECE_SHOWN_FROM`]: it is added on a square that shows
+//! something (a font's king read as a queen), not on the empty square beside it.
 //!
 //! Last of all, [`flag_implausible`] marks every copy of a kind a side holds too many of (three
 //! knights, two bishops on one colour of square, ...) as uncertain where that side has three or
@@ -173,6 +175,12 @@ fn holds_piece(reading: &SquareReading) -> bool {
     reading.probabilities[1..].iter().sum::<f32>() > PIECE_SHOWN_FROM
 }
 
+/// Whether the square's empty class holds more than [`PIECE_SHOWN_FROM`]: then no rule puts a
+/// piece there (a missing king is added on a square that shows something).
+fn shows_empty(reading: &SquareReading) -> bool {
+    reading.probabilities[0] > PIECE_SHOWN_FROM
+}
+
 /// Whether a rule may change a square's class to `to`: the new class must keep at least
 /// 1/`bound` of the old one's probability ([`MAX_COST`], or [`KING_MAX_COST`] for the king rule).
 fn cheap_within(reading: &SquareReading, to: usize, bound: f32) -> bool {
@@ -290,7 +298,9 @@ pub fn compose_grouped(
             readings[kings[0]].implausible = true;
         } else if kings.is_empty() {
             if let Some(i) = (0..64)
-                .filter(|&i| cheap_within(&readings[i], king, KING_MAX_COST))
+                .filter(|&i| {
+                    cheap_within(&readings[i], king, KING_MAX_COST) && !shows_empty(&readings[i])
+                })
                 .max_by(|&a, &b| {
                     readings[a].probabilities[king].total_cmp(&readings[b].probabilities[king])
                 })
@@ -1119,6 +1129,25 @@ mod tests {
                 .unwrap()
                 .uncertain()
         );
+    }
+
+    #[test]
+    fn a_missing_king_is_not_added_on_a_square_that_shows_nothing() {
+        // Black's king is missing. An empty g8 gives the black king 0.04, more than the black
+        // queen on e8 does (0.008), but g8 plainly shows nothing: the king goes to e8.
+        let mut probs = vec![certain(0); 64];
+        probs[60] = certain(6);
+        let mut g8 = [0.001; CLASSES];
+        g8[0] = 0.95;
+        g8[12] = 0.04;
+        probs[6] = g8;
+        let mut e8 = [0.001; CLASSES];
+        e8[11] = 0.97;
+        e8[12] = 0.008;
+        probs[4] = e8;
+        let board = placement(&compose(&probs, false));
+        assert_eq!(board.king_of(Color::Black), Some(Square::E8));
+        assert_eq!(board.piece_at(Square::G8), None);
     }
 
     #[test]
