@@ -888,6 +888,23 @@ mod tests {
         p
     }
 
+    /// A square's probabilities: `shares` as given, every other class at 0.001.
+    fn reading(shares: &[(usize, f32)]) -> [f32; CLASSES] {
+        let mut p = [0.001; CLASSES];
+        for &(class, share) in shares {
+            p[class] = share;
+        }
+        p
+    }
+
+    /// Display-order probabilities of a board holding only the kings on e1 and e8, surely.
+    fn kings_at_home() -> Vec<[f32; CLASSES]> {
+        let mut probs = vec![certain(0); 64];
+        probs[60] = certain(6);
+        probs[4] = certain(12);
+        probs
+    }
+
     /// Sure readings of a placement, as compose gives them.
     fn read_surely(board_fen: &str) -> Vec<SquareReading> {
         let board: Board = board_fen.parse().expect("a placement");
@@ -1036,26 +1053,25 @@ mod tests {
         }
         let read = placement(&compose_grouped(&probs, false, &[cells.to_vec()]));
         assert_eq!(read.queens().count(), 6);
-        // The same copies with a white knight at one in a thousand do change together (White,
-        // with no pawns left, may have promoted to them)...
-        let mut unsure_queen = sure_queen;
-        unsure_queen[2] = 1e-3;
-        renormalize(&mut unsure_queen);
-        for cell in cells {
-            probs[cell] = unsure_queen;
-        }
-        let read = placement(&compose_grouped(&probs, false, &[cells.to_vec()]));
+        // The same copies with another class at one in a thousand.
+        let read_with_runner_up = |class: usize| {
+            let mut unsure_queen = sure_queen;
+            unsure_queen[class] = 1e-3;
+            renormalize(&mut unsure_queen);
+            let mut probs = probs.clone();
+            for cell in cells {
+                probs[cell] = unsure_queen;
+            }
+            placement(&compose_grouped(&probs, false, &[cells.to_vec()]))
+        };
+        // A white knight: they change together (White, with no pawns left, may have promoted
+        // to them)...
+        let read = read_with_runner_up(2);
         assert_eq!(read.queens().count(), 0);
         assert_eq!(read.knights().count(), 6);
-        // ...but with an empty square there instead, they stay: a drawing is never read as an
-        // empty square to save a promotion.
-        let mut unsure_queen = sure_queen;
-        unsure_queen[0] = 1e-3;
-        renormalize(&mut unsure_queen);
-        for cell in cells {
-            probs[cell] = unsure_queen;
-        }
-        let read = placement(&compose_grouped(&probs, false, &[cells.to_vec()]));
+        // ...but an empty square: they stay, as a drawing is never read as an empty square to
+        // save a promotion.
+        let read = read_with_runner_up(0);
         assert_eq!(read.queens().count(), 6);
     }
 
@@ -1135,16 +1151,9 @@ mod tests {
     fn a_missing_king_is_not_added_on_a_square_that_shows_nothing() {
         // Black's king is missing. An empty g8 gives the black king 0.04, more than the black
         // queen on e8 does (0.008), but g8 plainly shows nothing: the king goes to e8.
-        let mut probs = vec![certain(0); 64];
-        probs[60] = certain(6);
-        let mut g8 = [0.001; CLASSES];
-        g8[0] = 0.95;
-        g8[12] = 0.04;
-        probs[6] = g8;
-        let mut e8 = [0.001; CLASSES];
-        e8[11] = 0.97;
-        e8[12] = 0.008;
-        probs[4] = e8;
+        let mut probs = kings_at_home();
+        probs[6] = reading(&[(0, 0.95), (12, 0.04)]); // g8: empty, or a black king
+        probs[4] = reading(&[(11, 0.97), (12, 0.008)]); // e8: a black queen, or king
         let board = placement(&compose(&probs, false));
         assert_eq!(board.king_of(Color::Black), Some(Square::E8));
         assert_eq!(board.piece_at(Square::G8), None);
@@ -1170,30 +1179,18 @@ mod tests {
         // A white piece on a8 read as a pawn, and on d4 as a second white king; each square's
         // next reading is empty, but the pieces' share is plain: each becomes its likeliest
         // other piece instead.
-        let mut probs = vec![certain(0); 64];
-        probs[60] = certain(6);
-        probs[4] = certain(12);
-        let mut a8 = [0.001; CLASSES];
-        a8[1] = 0.8; // white pawn
-        a8[0] = 0.07; // empty
-        a8[4] = 0.06; // white rook
-        a8[3] = 0.05; // white bishop
-        probs[0] = a8;
-        let mut d4 = [0.001; CLASSES];
-        d4[6] = 0.97; // white king
-        d4[0] = 0.02; // empty
-        d4[5] = 0.004; // white queen
-        probs[35] = d4;
+        let mut probs = kings_at_home();
+        // a8: a white pawn, empty, a white rook or bishop.
+        probs[0] = reading(&[(1, 0.8), (0, 0.07), (4, 0.06), (3, 0.05)]);
+        // d4: a white king, empty, a white queen.
+        probs[35] = reading(&[(6, 0.97), (0, 0.02), (5, 0.004)]);
         let readings = compose(&probs, false);
         let board = placement(&readings);
         assert_eq!(board.piece_at(Square::A8).map(|p| p.char()), Some('R'));
         assert_eq!(board.piece_at(Square::D4).map(|p| p.char()), Some('Q'));
         assert_eq!(board.king_of(Color::White), Some(Square::E1));
         // A square the pixels leave in doubt may still be emptied: the pieces' share at 0.55.
-        let mut doubtful = [0.001; CLASSES];
-        doubtful[1] = 0.5; // white pawn
-        doubtful[0] = 0.45; // empty
-        probs[0] = doubtful;
+        probs[0] = reading(&[(1, 0.5), (0, 0.45)]); // a white pawn, or empty
         let board = placement(&compose(&probs, false));
         assert_eq!(board.piece_at(Square::A8), None);
     }
