@@ -47,6 +47,12 @@ pub(crate) fn two_way(first: usize, p: f32, second: usize) -> [f32; CLASSES] {
     out
 }
 
+/// The share of a row of probabilities on the piece classes (every class but the empty square):
+/// how surely something stands on the square, whichever piece it is.
+pub fn piece_share(probabilities: &[f32; CLASSES]) -> f32 {
+    probabilities[1..].iter().sum()
+}
+
 /// Scales a row of probabilities back to a sum of 1 after some were changed (left alone when
 /// they sum to nothing).
 pub fn renormalize(probabilities: &mut [f32; CLASSES]) {

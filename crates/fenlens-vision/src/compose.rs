@@ -76,7 +76,7 @@ use fenlens_fen::{Code, Diagnostic, Location, Severity};
 
 #[cfg(test)]
 use crate::classify::class_char;
-use crate::classify::{CLASSES, best_class, class_piece, piece_class, renormalize};
+use crate::classify::{CLASSES, best_class, class_piece, piece_class, piece_share, renormalize};
 
 /// A square whose best class has less probability than this is reported as uncertain (0.9
 /// until the twenty-seventh session; see the model card's "Flag threshold 0.85").
@@ -172,7 +172,7 @@ fn best_other(reading: &SquareReading, allowed: impl Fn(usize) -> bool) -> Optio
 /// rules change which piece it holds, never whether it holds one. The pixels say that a piece
 /// stands there far more surely than which one.
 fn holds_piece(reading: &SquareReading) -> bool {
-    reading.probabilities[1..].iter().sum::<f32>() > PIECE_SHOWN_FROM
+    piece_share(&reading.probabilities) > PIECE_SHOWN_FROM
 }
 
 /// Whether the square's empty class holds more than [`PIECE_SHOWN_FROM`]: then no rule puts a

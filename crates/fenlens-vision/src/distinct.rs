@@ -76,12 +76,12 @@
 //! classifier's probabilities (display order) and the rectified board and silhouettes they were
 //! read from.
 
+use fenlens_fen::shakmaty::Piece;
+
 use crate::alike::{
     cross_distance, distance, outline_distance, piece_distance, same_colour,
     tolerant_cross_distance,
 };
-use fenlens_fen::shakmaty::Piece;
-
 use crate::classify::{CLASSES, class_piece, piece_class};
 use crate::compose::{
     SquareReading, design_doubted, display_index, fact_cost, in_readings_order, make, placement,

@@ -27,7 +27,7 @@ use fenlens_fen::shakmaty::{Board, Square};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::classify::{CLASSES, piece_class, renormalize};
+use crate::classify::{CLASSES, piece_class, piece_share, renormalize};
 
 /// How strongly the prior weighs: the power the class frequency is raised to.
 pub const WEIGHT: f32 = 0.15;
@@ -93,13 +93,13 @@ pub fn weigh(probabilities: &mut [f32; CLASSES], square: Square) {
 
 /// [`weigh`] with the class frequencies raised to `weight` instead of [`WEIGHT`].
 pub fn weigh_by(probabilities: &mut [f32; CLASSES], square: Square, weight: f32) {
-    let occupied: f32 = probabilities[1..].iter().sum();
+    let occupied = piece_share(probabilities);
     let keep = occupied > OCCUPIED_FROM;
     for (class, p) in probabilities.iter_mut().enumerate().skip(usize::from(keep)) {
         *p *= frequency(square, class).powf(weight);
     }
     if keep {
-        let weighed: f32 = probabilities[1..].iter().sum();
+        let weighed = piece_share(probabilities);
         if weighed > 0.0 {
             for p in probabilities[1..].iter_mut() {
                 *p *= occupied / weighed;
