@@ -34,6 +34,15 @@
 //! over the tighter threshold are mostly copies of one drawing, and where the network half
 //! agrees with itself about them a wrong link costs little, while two squares it reads surely
 //! as different pieces stay apart.
+//! Since the forty-fifth session two squares are also linked, whatever their pixels, where the
+//! networks see them alike: the cosine of the leading members' hidden units on them (what the
+//! networks see in a square before they name its class,
+//! [`crate::classify::BoardReading::units`]) is at least [`UNITS_ALIKE_FROM`]. The networks
+//! were trained to see a piece past hatching, highlights, arrows, uneven light and a
+//! neighbour's edge in the crop, which keep copies' pixels apart; a piece whose nearest other
+//! piece lies that close holds the same piece as it 98.9-100% of the time. Boards exact,
+//! shipped four (`fenlens eval --no-unit-links` against the default): fonts 40.9 -> 42.7%,
+//! foreign designs 61.7 -> 63.2%, held-out lichess designs 87.5 -> 88.7% (models/README.md).
 //! Alike squares are joined into groups, and every member of a group gets the group's pooled
 //! reading: the product of the members' probabilities, its log-odds divided by the square root
 //! of the group's size ([`pool`]), because copies drawn by one design share their misleading
@@ -367,6 +376,32 @@ fn tolerant_cross_distance_on(
     best
 }
 
+/// The least cosine between two squares' hidden units ([`units_alike`]) that links them as
+/// copies of one drawing. The pixels link copies only where they repeat closely: on one colour
+/// of square, or on two where the silhouettes overlap; a hatched dark square, a highlight, an
+/// arrow, a photograph's uneven light or a neighbour reaching into the crop keep copies apart
+/// that the networks, trained to see a piece past all of these, see alike. With the true
+/// corners, the two leading members' units (`cargo run --release -p fenlens-vision --example
+/// units_alike DIR`): a piece whose nearest other piece on the board lies at 0.93 or more (68%
+/// of the fonts' pieces, 69% of the foreign designs') holds the same piece as it in 98.9% of
+/// cases on 11 chess fonts (seed 6161), 99.1% on 14 foreign designs (5150) and 100% on the
+/// held-out lichess designs (2026); at 0.85, 96.5 / 95.9 / 98.6%. Boards exact, shipped four
+/// (45th session), 0.95 / 0.93 / 0.91: fonts 42.6 / 42.7 / 42.4%, foreign 63.0 / 63.2 / 62.8%,
+/// held-out lichess 87.8 / 88.7 / 88.8% (40.9, 61.7 and 87.5% without); all four members'
+/// units at 0.97 / 0.95 / 0.93 / 0.9 / 0.85 read 41.7 / 42.4 / 43.2 / 42.7 / 39.5%, 62.6 / 63.2
+/// / 63.2 / 62.7 / 59.5%, 87.7 / 88.3 / 88.7 / 88.2 / 83.0%, but the other two read only the
+/// unsure squares, so theirs would cost a second pass.
+pub const UNITS_ALIKE_FROM: f32 = 0.93;
+
+/// Whether two squares' hidden units (see [`crate::classify::BoardReading::units`]) show one
+/// drawing: their cosine is at least [`UNITS_ALIKE_FROM`]. Squares without units (blank squares,
+/// which are not read) or whose units are all zero are alike to none.
+pub fn units_alike(a: &[f32], b: &[f32]) -> bool {
+    let dot = |x: &[f32], y: &[f32]| x.iter().zip(y).map(|(p, q)| p * q).sum::<f32>();
+    let (ab, aa, bb) = (dot(a, b), dot(a, a), dot(b, b));
+    a.len() == b.len() && aa > 0.0 && bb > 0.0 && ab >= UNITS_ALIKE_FROM * (aa * bb).sqrt()
+}
+
 /// Whether two squares (display order) are of the same colour, light or dark.
 pub fn same_colour(a: usize, b: usize) -> bool {
     (a / 8 + a % 8) % 2 == (b / 8 + b % 8) % 2
@@ -385,16 +420,19 @@ pub fn alike(board: &Rectified, a: usize, b: usize) -> bool {
 /// more than twice [`ALIKE_BELOW`] of their sum are not measured (nearly all such pairs are
 /// unlike anyway).
 pub fn groups(board: &Rectified, outlines: &[Option<Silhouette>; 64]) -> Vec<Vec<usize>> {
-    groups_read(board, outlines, None)
+    groups_read(board, outlines, None, None)
 }
 
 /// [`groups`], where squares of two colours are also linked under
 /// [`LOOSE_ALIKE_BELOW`] of [`tolerant_cross_distance`] when the classifier's readings of them
-/// (`probabilities`, display order) overlap by at least [`READINGS_OVERLAP`].
+/// (`probabilities`, display order) overlap by at least [`READINGS_OVERLAP`], and any two
+/// squares are linked where the networks' hidden units on them (`units`, display order; see
+/// [`crate::classify::BoardReading::units`]) are [`units_alike`].
 pub fn groups_read(
     board: &Rectified,
     outlines: &[Option<Silhouette>; 64],
     probabilities: Option<&[[f32; CLASSES]]>,
+    units: Option<&[Vec<f32>]>,
 ) -> Vec<Vec<usize>> {
     let overlap = |a: usize, b: usize| {
         probabilities
@@ -402,6 +440,11 @@ pub fn groups_read(
             .is_some_and(|(pa, pb)| {
                 pa.iter().zip(pb).map(|(x, y)| (x * y).sqrt()).sum::<f32>() >= READINGS_OVERLAP
             })
+    };
+    let seen_alike = |a: usize, b: usize| {
+        units
+            .and_then(|u| u.get(a).zip(u.get(b)))
+            .is_some_and(|(ua, ub)| units_alike(ua, ub))
     };
     let mut parent: [usize; 64] = std::array::from_fn(|cell| cell);
     fn root(parent: &mut [usize; 64], mut cell: usize) -> usize {
@@ -464,7 +507,7 @@ pub fn groups_read(
                         d < TOLERANT_ALIKE_BELOW || (d < LOOSE_ALIKE_BELOW && overlap(a, b))
                     })
             };
-            if linked {
+            if linked || seen_alike(a, b) {
                 let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
                 parent[ra.max(rb)] = ra.min(rb);
             }
@@ -713,12 +756,53 @@ pub(crate) mod tests {
         probabilities[9] = two_way(1, 0.9, 3);
         probabilities[10] = two_way(1, 0.6, 3);
         assert_eq!(
-            groups_read(&board, &outlines, Some(&probabilities)),
+            groups_read(&board, &outlines, Some(&probabilities), None),
             vec![vec![9, 10]]
         );
         // One surely a pawn, the other surely a rook: not linked.
         probabilities[10] = two_way(4, 0.99, 1);
-        assert!(groups_read(&board, &outlines, Some(&probabilities)).is_empty());
+        assert!(groups_read(&board, &outlines, Some(&probabilities), None).is_empty());
+    }
+
+    #[test]
+    fn hidden_units_alike_by_their_cosine() {
+        let units = [1.0, 2.0, 0.0, 3.0];
+        let twice: Vec<f32> = units.iter().map(|u| 2.0 * u).collect();
+        assert!(units_alike(&units, &twice), "the cosine ignores the scale");
+        // Cosine 0.9 and 0.95 on either side of the threshold.
+        let at = |cosine: f32| [cosine, (1.0 - cosine * cosine).sqrt()];
+        assert!(!units_alike(&[1.0, 0.0], &at(0.9)));
+        assert!(units_alike(&[1.0, 0.0], &at(0.95)));
+        assert!(!units_alike(&[], &[]), "a blank square is alike to none");
+        assert!(!units_alike(&[0.0, 0.0], &[0.0, 0.0]));
+        assert!(!units_alike(&[1.0, 0.0], &[1.0, 0.0, 0.0]));
+    }
+
+    #[test]
+    fn drawings_the_networks_see_alike_are_linked_whatever_their_pixels() {
+        // A white pawn on a light square and a white rook on a dark one: far apart in pixels.
+        let board = board_with(|cell, x, y| match cell {
+            9 => rimmed(pawn, x, y, 0.8),
+            10 => rimmed(rook, x, y, 0.4),
+            _ => None,
+        });
+        let outlines = silhouettes(&board);
+        assert!(groups(&board, &outlines).is_empty());
+        let mut units = vec![Vec::new(); 64];
+        units[9] = vec![1.0, 0.2, 0.0];
+        units[10] = vec![0.0, 0.3, 1.0];
+        assert!(groups_read(&board, &outlines, None, Some(&units)).is_empty());
+        units[10] = vec![0.9, 0.25, 0.05];
+        assert_eq!(
+            groups_read(&board, &outlines, None, Some(&units)),
+            vec![vec![9, 10]]
+        );
+        // An empty square is never linked, however its units read.
+        units[20] = units[9].clone();
+        assert_eq!(
+            groups_read(&board, &outlines, None, Some(&units)),
+            vec![vec![9, 10]]
+        );
     }
 
     #[test]

@@ -467,11 +467,13 @@ impl Classifier {
         let drawn: Vec<usize> = (0..64).filter(|&cell| !blank[cell]).collect();
         let mut rows = vec![BLANK_READING; 64];
         let mut contested = vec![false; 64];
+        let mut units = vec![Vec::new(); 64];
         if !drawn.is_empty() {
-            let (read, at_odds) = self.looks(&cut_cells(board, &drawn, 0))?;
-            for ((&cell, row), odds) in drawn.iter().zip(read).zip(at_odds) {
-                rows[cell] = row;
-                contested[cell] = odds;
+            let looked = self.looks(&cut_cells(board, &drawn, 0))?;
+            for (i, &cell) in drawn.iter().enumerate() {
+                rows[cell] = looked.rows[i];
+                contested[cell] = looked.contested[i];
+                units[cell] = looked.units[i].clone();
             }
         }
         let unsure = if self.shifted {
@@ -509,18 +511,23 @@ impl Classifier {
         Ok(BoardReading {
             probabilities: rows,
             contested,
+            units,
         })
     }
 
     /// Class probabilities for the 64 crops (display order): 64 rows of 13.
     pub fn probabilities(&self, crops: &[f32]) -> Result<Vec<[f32; CLASSES]>, VisionError> {
-        self.looks(crops).map(|(rows, _)| rows)
+        self.looks(crops).map(|looked| looked.rows)
     }
 
     /// [`Classifier::probabilities`], and for each crop whether the members are at odds on it
-    /// (the mirrored look aside).
-    fn looks(&self, crops: &[f32]) -> Result<(Vec<[f32; CLASSES]>, Vec<bool>), VisionError> {
-        let (mut rows, contested) = self.forward(crops)?;
+    /// and the leading members' hidden units (the mirrored look aside).
+    fn looks(&self, crops: &[f32]) -> Result<Looked, VisionError> {
+        let Looked {
+            mut rows,
+            contested,
+            units,
+        } = self.forward(crops)?;
         if self.mirror {
             // A second look, mirrored, at every square not already sure of its class (most empty
             // squares are certain at once; the pieces are where designs mislead).
@@ -533,7 +540,7 @@ impl Classifier {
             }
             mirrored.chunks_exact_mut(CROP * CROP).for_each(mirror_crop);
             if !second.is_empty() {
-                let (looks, _) = self.forward(&mirrored)?;
+                let looks = self.forward(&mirrored)?.rows;
                 for (&i, look) in second.iter().zip(looks) {
                     for (p, q) in rows[i].iter_mut().zip(look) {
                         *p = (*p + q) / 2.0;
@@ -541,19 +548,25 @@ impl Classifier {
                 }
             }
         }
-        Ok((rows, contested))
+        Ok(Looked {
+            rows,
+            contested,
+            units,
+        })
     }
 
     /// The members' probabilities averaged, and for each crop whether the first member and
     /// another are at odds: each one's best class is one the other gives less than
-    /// [`CONTESTED_BELOW`]. The first [`LEADING_MEMBERS`] read every crop; the others only the
-    /// crops whose leading average has a best class under [`SECOND_OPINION_BELOW`].
-    fn forward(&self, crops: &[f32]) -> Result<(Vec<[f32; CLASSES]>, Vec<bool>), VisionError> {
+    /// [`CONTESTED_BELOW`]. The first [`LEADING_MEMBERS`] read every crop (their hidden units
+    /// kept); the others only the crops whose leading average has a best class under
+    /// [`SECOND_OPINION_BELOW`].
+    fn forward(&self, crops: &[f32]) -> Result<Looked, VisionError> {
         let count = crops.len() / (CROP * CROP);
+        let model_error = |e: candle_core::Error| VisionError::Model(e.to_string());
         let run = |net: &inference::FastSquareNet, crops: &[f32]| {
-            net.probabilities(crops)
-                .map_err(|e| VisionError::Model(e.to_string()))
+            net.probabilities(crops).map_err(model_error)
         };
+        let mut units = vec![Vec::new(); count];
         let mut tally = Tally {
             sums: vec![[0.0; CLASSES]; count],
             members: vec![0; count],
@@ -562,7 +575,14 @@ impl Classifier {
         };
         let (leading, others) = self.nets.split_at(self.nets.len().min(LEADING_MEMBERS));
         for net in leading {
-            let rows = run(net, crops)?;
+            let hidden = net.hidden_units(crops).map_err(model_error)?;
+            for (kept, crop_units) in units
+                .iter_mut()
+                .zip(hidden.chunks_exact(net.hidden_width()))
+            {
+                kept.extend_from_slice(crop_units);
+            }
+            let rows = net.probabilities_of_units(hidden).map_err(model_error)?;
             for (cell, row) in rows.iter().enumerate() {
                 tally.add(cell, *row);
             }
@@ -571,7 +591,7 @@ impl Classifier {
             }
         }
         if others.is_empty() {
-            return Ok(tally.into_means());
+            return Ok(tally.into_looked(units));
         }
         let unsure: Vec<usize> = (0..count)
             .filter(|&cell| {
@@ -590,7 +610,7 @@ impl Classifier {
                 }
             }
         }
-        Ok(tally.into_means())
+        Ok(tally.into_looked(units))
     }
 }
 
@@ -622,13 +642,25 @@ impl Tally {
     }
 
     /// Each crop's mean over the members that read it, and the contested marks.
-    fn into_means(mut self) -> (Vec<[f32; CLASSES]>, Vec<bool>) {
+    fn into_looked(mut self, units: Vec<Vec<f32>>) -> Looked {
         for (sum, &n) in self.sums.iter_mut().zip(&self.members) {
             let scale = 1.0 / n.max(1) as f32;
             sum.iter_mut().for_each(|p| *p *= scale);
         }
-        (self.sums, self.contested)
+        Looked {
+            rows: self.sums,
+            contested: self.contested,
+            units,
+        }
     }
+}
+
+/// One look at a batch of crops: per crop the members' averaged probabilities, whether they are
+/// at odds, and the leading members' hidden units one after another.
+struct Looked {
+    rows: Vec<[f32; CLASSES]>,
+    contested: Vec<bool>,
+    units: Vec<Vec<f32>>,
 }
 
 /// What [`Classifier::read_board`] gives a blank square ([`blank_cells`]) without reading it:
@@ -658,6 +690,11 @@ pub struct BoardReading {
     /// trained one often shows itself so, even where the average is sure (see
     /// [`crate::compose::SquareReading::contested`]).
     pub contested: Vec<bool>,
+    /// For each square, the hidden units of the leading members ([`LEADING_MEMBERS`]) on its
+    /// plain crop, one member's after another: what the networks see in the square before they
+    /// name its class. Copies of one drawing lie close together here wherever they stand
+    /// ([`crate::alike::link_by_units`]). Empty for blank squares, which are not read.
+    pub units: Vec<Vec<f32>>,
 }
 
 /// Two members are at odds on a square when each gives the other's best class less than this.
@@ -876,9 +913,20 @@ mod tests {
             b.probabilities(&crops).unwrap(),
         );
         assert!(a.read_board(&board).unwrap().contested.iter().all(|c| !c));
+        let (units_a, units_b) = (
+            a.read_board(&board).unwrap().units,
+            b.read_board(&board).unwrap().units,
+        );
         let both = Classifier::averaging(vec![a, b]).unwrap();
         let reading = both.read_board(&board).unwrap();
         assert_eq!(reading.contested.len(), 64);
+        // Both members lead: the first one's hidden units, then the second one's.
+        for cell in 0..64 {
+            assert_eq!(
+                reading.units[cell],
+                [&units_a[cell][..], &units_b[cell][..]].concat()
+            );
+        }
         let (mut at_odds, mut differ_only) = (0, 0);
         for cell in 0..64 {
             let (ba, bb) = (best_class(&pa[cell]), best_class(&pb[cell]));
@@ -1132,12 +1180,16 @@ mod tests {
         let all_read = every.read_board(&board).unwrap().probabilities;
         let skipping = every.with_blank_skip(true);
         let read = skipping.read_board(&board).unwrap();
+        let hidden = NetShape::default().hidden;
         for (cell, (row, contested)) in read.probabilities.iter().zip(&read.contested).enumerate() {
             if noisy(cell) {
                 assert_eq!(*row, all_read[cell], "square {cell}");
+                // One member: its hidden units.
+                assert_eq!(read.units[cell].len(), hidden);
             } else {
                 assert_eq!(*row, BLANK_READING, "square {cell}");
                 assert!(!contested);
+                assert!(read.units[cell].is_empty(), "a blank square is not read");
             }
         }
         assert!((BLANK_READING.iter().sum::<f32>() - 1.0).abs() < 1e-6);

@@ -175,6 +175,7 @@ pub struct Recognizer {
     flag_scattered: bool,
     relabel: bool,
     separate: bool,
+    link_by_units: bool,
 }
 
 impl Recognizer {
@@ -201,6 +202,7 @@ impl Recognizer {
             flag_scattered: false,
             relabel: true,
             separate: true,
+            link_by_units: true,
         }
     }
 
@@ -318,6 +320,14 @@ impl Recognizer {
         self
     }
 
+    /// Whether squares whose hidden units the networks see alike are taken for copies of one
+    /// drawing as well as those whose pixels repeat (on by default; see
+    /// [`crate::alike::UNITS_ALIKE_FROM`]). Off measures the pipeline without it.
+    pub fn with_unit_links(mut self, on: bool) -> Recognizer {
+        self.link_by_units = on;
+        self
+    }
+
     /// Reads a picture file's bytes.
     pub fn recognize_bytes(
         &self,
@@ -368,6 +378,7 @@ impl Recognizer {
         let BoardReading {
             mut probabilities,
             contested,
+            units,
         } = self.classifier.read_board(&rectified)?;
         let outlines = silhouettes(&rectified);
         reconcile(&mut probabilities, &mean_greys(&rectified, &outlines));
@@ -379,7 +390,8 @@ impl Recognizer {
         let mut capped = Vec::new();
         let mut alike_groups = Vec::new();
         if self.pool_alike {
-            let groups = groups_read(&rectified, &outlines, Some(&probabilities));
+            let seen = self.link_by_units.then_some(units.as_slice());
+            let groups = groups_read(&rectified, &outlines, Some(&probabilities), seen);
             pool(&mut probabilities, &groups);
             if self.cap_groups {
                 capped = cap_groups(&mut probabilities, &groups, OVER_COUNT_KEEP);

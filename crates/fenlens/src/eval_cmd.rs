@@ -120,6 +120,10 @@ pub struct EvalArgs {
     /// them is read again as another piece; this measures the pipeline without it).
     #[arg(long)]
     no_separate: bool,
+    /// Take only squares whose pixels repeat for copies of one drawing (by default, also those
+    /// the networks' hidden units see alike; this measures the pipeline without it).
+    #[arg(long)]
+    no_unit_links: bool,
     /// Weigh the position prior more on a doubted board only when its first reading is at least
     /// this game-like (the mean log ratio of how often games hold each piece on its square;
     /// default: the built-in threshold; a large negative number weighs on every doubted board).
@@ -259,6 +263,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         .with_doubted_prior(!args.no_doubted_prior)
         .with_relabel(!args.no_relabel)
         .with_separation(!args.no_separate)
+        .with_unit_links(!args.no_unit_links)
         .with_doubted_prior_from(
             args.doubted_prior_from
                 .unwrap_or(fenlens_vision::prior::GAME_LIKE_FROM),

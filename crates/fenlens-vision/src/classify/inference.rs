@@ -153,12 +153,31 @@ impl FastSquareNet {
 
     /// Class probabilities for `n` crops of `CROP`x`CROP`, one row of `CLASSES` each.
     pub(super) fn probabilities(&self, crops: &[f32]) -> candle_core::Result<Vec<[f32; CLASSES]>> {
+        self.probabilities_of_units(self.hidden_units(crops)?)
+    }
+
+    /// The hidden layer's units for `n` crops of `CROP`x`CROP`, [`FastSquareNet::hidden_width`]
+    /// values a crop, the crops one after another: what the network sees in a square before it
+    /// names the class.
+    pub(super) fn hidden_units(&self, crops: &[f32]) -> candle_core::Result<Vec<f32>> {
         let n = crops.len() / (CROP * CROP);
         let mut x = self.convs[0].apply(crops, n, CROP)?;
         x = self.convs[1].apply(&x, n, CROP / 2)?;
         x = self.convs[2].apply(&x, n, CROP / 4)?;
-        let x = self.hidden.apply(x, true)?;
-        let logits = self.output.apply(x, false)?;
+        self.hidden.apply(x, true)
+    }
+
+    /// How many hidden units a crop has.
+    pub(super) fn hidden_width(&self) -> usize {
+        self.output.inputs
+    }
+
+    /// Class probabilities from the hidden units [`FastSquareNet::hidden_units`] gave.
+    pub(super) fn probabilities_of_units(
+        &self,
+        units: Vec<f32>,
+    ) -> candle_core::Result<Vec<[f32; CLASSES]>> {
+        let logits = self.output.apply(units, false)?;
         Ok(logits.chunks_exact(CLASSES).map(softmax).collect())
     }
 }
