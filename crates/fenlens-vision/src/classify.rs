@@ -470,10 +470,15 @@ impl Classifier {
         let mut units = vec![Vec::new(); 64];
         if !drawn.is_empty() {
             let looked = self.looks(&cut_cells(board, &drawn, 0))?;
-            for (i, &cell) in drawn.iter().enumerate() {
-                rows[cell] = looked.rows[i];
-                contested[cell] = looked.contested[i];
-                units[cell] = looked.units[i].clone();
+            let each = looked
+                .rows
+                .into_iter()
+                .zip(looked.contested)
+                .zip(looked.units);
+            for (&cell, ((row, odds), seen)) in drawn.iter().zip(each) {
+                rows[cell] = row;
+                contested[cell] = odds;
+                units[cell] = seen;
             }
         }
         let unsure = if self.shifted {
@@ -693,7 +698,7 @@ pub struct BoardReading {
     /// For each square, the hidden units of the leading members ([`LEADING_MEMBERS`]) on its
     /// plain crop, one member's after another: what the networks see in the square before they
     /// name its class. Copies of one drawing lie close together here wherever they stand
-    /// ([`crate::alike::link_by_units`]). Empty for blank squares, which are not read.
+    /// ([`crate::alike::units_alike`]). Empty for blank squares, which are not read.
     pub units: Vec<Vec<f32>>,
 }
 
