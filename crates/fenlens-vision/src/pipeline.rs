@@ -13,8 +13,8 @@ use crate::classify::{BoardReading, Classifier};
 use crate::colour::{mean_greys, reconcile};
 use crate::compose::{
     SquareReading, UNCERTAIN_BELOW, as_displayed, compose_grouped, design_doubted, display_index,
-    flag_doubted_design, flag_implausible, flag_impossible_checks, implausible_worth_flagging,
-    keep_doubts, placement, weigh_by_facts,
+    flag_borrowed, flag_doubted_design, flag_implausible, flag_impossible_checks,
+    implausible_worth_flagging, keep_doubts, placement, weigh_by_facts,
 };
 use crate::cover::covered_squares;
 use crate::decode::decode;
@@ -176,6 +176,7 @@ pub struct Recognizer {
     relabel: bool,
     separate: bool,
     link_by_units: bool,
+    flag_borrowed: bool,
 }
 
 impl Recognizer {
@@ -203,6 +204,7 @@ impl Recognizer {
             relabel: true,
             separate: true,
             link_by_units: true,
+            flag_borrowed: true,
         }
     }
 
@@ -325,6 +327,13 @@ impl Recognizer {
     /// [`crate::alike::UNITS_ALIKE_FROM`]). Off measures the pipeline without it.
     pub fn with_unit_links(mut self, on: bool) -> Recognizer {
         self.link_by_units = on;
+        self
+    }
+
+    /// Whether a square read as a piece its own crop gave under half is reported uncertain (on
+    /// by default; see [`crate::compose::flag_borrowed`]). Off measures the pipeline without it.
+    pub fn with_borrowed_flags(mut self, on: bool) -> Recognizer {
+        self.flag_borrowed = on;
         self
     }
 
@@ -493,6 +502,9 @@ impl Recognizer {
         }
         if self.flag_doubted_designs {
             flag_doubted_design(&mut squares);
+        }
+        if self.flag_borrowed {
+            flag_borrowed(&mut squares, &read_alone, flipped);
         }
         let fen = report.fen.clone().unwrap_or(fen);
         Ok(Recognition {

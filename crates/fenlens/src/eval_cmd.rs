@@ -124,6 +124,10 @@ pub struct EvalArgs {
     /// the networks' hidden units see alike; this measures the pipeline without it).
     #[arg(long)]
     no_unit_links: bool,
+    /// Do not report as uncertain the squares read as a piece their own crop gave under half
+    /// (by default they are; this measures the pipeline without it).
+    #[arg(long)]
+    no_borrowed_flags: bool,
     /// Weigh the position prior more on a doubted board only when its first reading is at least
     /// this game-like (the mean log ratio of how often games hold each piece on its square;
     /// default: the built-in threshold; a large negative number weighs on every doubted board).
@@ -264,6 +268,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         .with_relabel(!args.no_relabel)
         .with_separation(!args.no_separate)
         .with_unit_links(!args.no_unit_links)
+        .with_borrowed_flags(!args.no_borrowed_flags)
         .with_doubted_prior_from(
             args.doubted_prior_from
                 .unwrap_or(fenlens_vision::prior::GAME_LIKE_FROM),
