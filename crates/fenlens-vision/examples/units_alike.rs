@@ -11,14 +11,13 @@
 
 use std::path::PathBuf;
 
-use fenlens_vision::alike::UNITS_ALIKE_FROM;
+use fenlens_vision::alike::{UNITS_ALIKE_FROM, units_cosine};
 use fenlens_vision::classify::{Classifier, best_class};
 
 mod common;
 
 fn cosine(a: &[f32], b: &[f32]) -> f32 {
-    let dot = |x: &[f32], y: &[f32]| x.iter().zip(y).map(|(p, q)| p * q).sum::<f32>();
-    dot(a, b) / (dot(a, a) * dot(b, b)).sqrt().max(1e-12)
+    units_cosine(a, b).unwrap_or(-1.0)
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -397,9 +397,15 @@ pub const UNITS_ALIKE_FROM: f32 = 0.93;
 /// drawing: their cosine is at least [`UNITS_ALIKE_FROM`]. Squares without units (blank squares,
 /// which are not read) or whose units are all zero are alike to none.
 pub fn units_alike(a: &[f32], b: &[f32]) -> bool {
+    units_cosine(a, b).is_some_and(|cosine| cosine >= UNITS_ALIKE_FROM)
+}
+
+/// The cosine between two squares' hidden units; `None` where either has none (a blank
+/// square), they are all zero or their lengths differ.
+pub fn units_cosine(a: &[f32], b: &[f32]) -> Option<f32> {
     let dot = |x: &[f32], y: &[f32]| x.iter().zip(y).map(|(p, q)| p * q).sum::<f32>();
     let (ab, aa, bb) = (dot(a, b), dot(a, a), dot(b, b));
-    a.len() == b.len() && aa > 0.0 && bb > 0.0 && ab >= UNITS_ALIKE_FROM * (aa * bb).sqrt()
+    (a.len() == b.len() && aa > 0.0 && bb > 0.0).then(|| ab / (aa * bb).sqrt())
 }
 
 /// Whether two squares (display order) are of the same colour, light or dark.
