@@ -536,9 +536,6 @@ pub const DOUBTED_DESIGN_FROM: usize = 4;
 /// designs (held-out four: 0.13 a board either way); see the model card.
 pub const DOUBTED_DESIGN_BELOW: f32 = 0.9999;
 
-/// Marks as in a doubted design every square read as a piece under [`DOUBTED_DESIGN_BELOW`],
-/// where [`DOUBTED_DESIGN_FROM`] or more squares read as pieces are uncertain already.
-///
 /// A square's reading of a piece counts as its own when its crop alone gave that piece at least
 /// this ([`flag_borrowed`]).
 pub const OWN_READING_BELOW: f32 = 0.5;
@@ -561,6 +558,9 @@ pub fn flag_borrowed(readings: &mut [SquareReading], own: &[[f32; CLASSES]], fli
     }
 }
 
+/// Marks as in a doubted design every square read as a piece under [`DOUBTED_DESIGN_BELOW`],
+/// where [`DOUBTED_DESIGN_FROM`] or more squares read as pieces are uncertain already.
+///
 /// A design the classifier has not seen is misread surely on some squares (a bishop as a king
 /// at 0.99, a white pawn as Black's) while it leaves others unsure; the unsure ones say that
 /// the sure ones are less sure than they look. On a familiar design the network is sure of
