@@ -263,9 +263,26 @@ fn outline_alignments(a_mask: &MaskRows, b_mask: &MaskRows) -> Vec<(f32, usize, 
 /// covers. A design that draws a white and a black piece of one role with one outline gives
 /// them nearly 0; 1 where neither silhouette has a pixel inside the square's [`EDGE`].
 pub fn outline_distance(a: &Silhouette, b: &Silhouette) -> f32 {
-    outline_alignments(&mask_rows(a), &mask_rows(b))
-        .first()
-        .map_or(1.0, |best| best.0)
+    Outline::of(a).distance(&Outline::of(b))
+}
+
+/// A silhouette's pixels as bit rows, made once for the many [`Outline::distance`]s one piece
+/// is measured by.
+#[derive(Clone, Copy, Debug)]
+pub struct Outline(MaskRows);
+
+impl Outline {
+    /// The outline of a silhouette.
+    pub fn of(shape: &Silhouette) -> Outline {
+        Outline(mask_rows(shape))
+    }
+
+    /// [`outline_distance`] between the two silhouettes these outlines were made of.
+    pub fn distance(&self, other: &Outline) -> f32 {
+        outline_alignments(&self.0, &other.0)
+            .first()
+            .map_or(1.0, |best| best.0)
+    }
 }
 
 /// How unlike two squares' pieces look when the squares may be of different colours, forgiving

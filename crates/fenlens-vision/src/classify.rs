@@ -459,17 +459,15 @@ impl Classifier {
     /// squares together, it reads them more surely ([`reads_more_surely`]). With several
     /// members, also the squares on whose plain crop they are at odds ([`CONTESTED_BELOW`]).
     pub fn read_board(&self, board: &Rectified) -> Result<BoardReading, VisionError> {
-        let blank = if self.skip_blank {
-            blank_cells(board)
-        } else {
-            [false; 64]
-        };
-        let drawn: Vec<usize> = (0..64).filter(|&cell| !blank[cell]).collect();
+        let blank = blank_cells(board);
+        let drawn: Vec<usize> = (0..64)
+            .filter(|&cell| !(self.skip_blank && blank[cell]))
+            .collect();
         let mut rows = vec![BLANK_READING; 64];
         let mut contested = vec![false; 64];
         let mut units = vec![Vec::new(); 64];
         if !drawn.is_empty() {
-            let looked = self.looks(&cut_cells(board, &drawn, 0))?;
+            let looked = self.looks(&cut_cells(board, &drawn, 0), true)?;
             let each = looked
                 .rows
                 .into_iter()
@@ -517,22 +515,24 @@ impl Classifier {
             probabilities: rows,
             contested,
             units,
+            blank,
         })
     }
 
     /// Class probabilities for the 64 crops (display order): 64 rows of 13.
     pub fn probabilities(&self, crops: &[f32]) -> Result<Vec<[f32; CLASSES]>, VisionError> {
-        self.looks(crops).map(|looked| looked.rows)
+        self.looks(crops, false).map(|looked| looked.rows)
     }
 
     /// [`Classifier::probabilities`], and for each crop whether the members are at odds on it
-    /// and the leading members' hidden units (the mirrored look aside).
-    fn looks(&self, crops: &[f32]) -> Result<Looked, VisionError> {
+    /// and, where `keep_units` asks for them, the leading members' hidden units (the mirrored
+    /// look aside; empty otherwise).
+    fn looks(&self, crops: &[f32], keep_units: bool) -> Result<Looked, VisionError> {
         let Looked {
             mut rows,
             contested,
             units,
-        } = self.forward(crops)?;
+        } = self.forward(crops, keep_units)?;
         if self.mirror {
             // A second look, mirrored, at every square not already sure of its class (most empty
             // squares are certain at once; the pieces are where designs mislead).
@@ -545,7 +545,7 @@ impl Classifier {
             }
             mirrored.chunks_exact_mut(CROP * CROP).for_each(mirror_crop);
             if !second.is_empty() {
-                let looks = self.forward(&mirrored)?.rows;
+                let looks = self.forward(&mirrored, false)?.rows;
                 for (&i, look) in second.iter().zip(looks) {
                     for (p, q) in rows[i].iter_mut().zip(look) {
                         *p = (*p + q) / 2.0;
@@ -563,9 +563,9 @@ impl Classifier {
     /// The members' probabilities averaged, and for each crop whether the first member and
     /// another are at odds: each one's best class is one the other gives less than
     /// [`CONTESTED_BELOW`]. The first [`LEADING_MEMBERS`] read every crop (their hidden units
-    /// kept); the others only the crops whose leading average has a best class under
-    /// [`SECOND_OPINION_BELOW`].
-    fn forward(&self, crops: &[f32]) -> Result<Looked, VisionError> {
+    /// kept where `keep_units` asks for them, each crop's empty otherwise); the others only the
+    /// crops whose leading average has a best class under [`SECOND_OPINION_BELOW`].
+    fn forward(&self, crops: &[f32], keep_units: bool) -> Result<Looked, VisionError> {
         let count = crops.len() / (CROP * CROP);
         let model_error = |e: candle_core::Error| VisionError::Model(e.to_string());
         let run = |net: &inference::FastSquareNet, crops: &[f32]| {
@@ -581,11 +581,13 @@ impl Classifier {
         let (leading, others) = self.nets.split_at(self.nets.len().min(LEADING_MEMBERS));
         for net in leading {
             let hidden = net.hidden_units(crops).map_err(model_error)?;
-            for (kept, crop_units) in units
-                .iter_mut()
-                .zip(hidden.chunks_exact(net.hidden_width()))
-            {
-                kept.extend_from_slice(crop_units);
+            if keep_units {
+                for (kept, crop_units) in units
+                    .iter_mut()
+                    .zip(hidden.chunks_exact(net.hidden_width()))
+                {
+                    kept.extend_from_slice(crop_units);
+                }
             }
             let rows = net.probabilities_of_units(hidden).map_err(model_error)?;
             for (cell, row) in rows.iter().enumerate() {
@@ -700,6 +702,9 @@ pub struct BoardReading {
     /// name its class. Copies of one drawing lie close together here wherever they stand
     /// ([`crate::alike::units_alike`]). Empty for blank squares, which are not read.
     pub units: Vec<Vec<f32>>,
+    /// The blank squares ([`blank_cells`]: one flat grey, nothing drawn), whether or not they
+    /// were left unread ([`Classifier::with_blank_skip`]); the later stages ask it too.
+    pub blank: [bool; 64],
 }
 
 /// Two members are at odds on a square when each gives the other's best class less than this.
@@ -1182,10 +1187,15 @@ mod tests {
             .with_shifted_looks(false)
             .with_zoomed_look(false)
             .with_blank_skip(false);
-        let all_read = every.read_board(&board).unwrap().probabilities;
+        let read_all = every.read_board(&board).unwrap();
+        let all_read = read_all.probabilities;
         let skipping = every.with_blank_skip(true);
         let read = skipping.read_board(&board).unwrap();
         let hidden = NetShape::default().hidden;
+        // The blank squares are reported whether they were skipped or read.
+        let flat: [bool; 64] = std::array::from_fn(|cell| !noisy(cell));
+        assert_eq!(read.blank, flat);
+        assert_eq!(read_all.blank, flat);
         for (cell, (row, contested)) in read.probabilities.iter().zip(&read.contested).enumerate() {
             if noisy(cell) {
                 assert_eq!(*row, all_read[cell], "square {cell}");

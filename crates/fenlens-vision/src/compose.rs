@@ -1026,15 +1026,9 @@ mod tests {
         let mut probs = vec![certain(0); 64];
         probs[60] = certain(6); // e1: a white king
         // e8: the black king, read so, with White's king as its runner-up.
-        let mut e8 = [0.0; CLASSES];
-        e8[12] = 0.95;
-        e8[6] = 0.05;
-        probs[4] = e8;
+        probs[4] = two(12, 0.95, 6);
         // c8: a bishop of a design never seen, read as a king more surely still.
-        let mut c8 = [0.0; CLASSES];
-        c8[12] = 0.99;
-        c8[9] = 0.01;
-        probs[2] = c8;
+        probs[2] = two(12, 0.99, 9);
         let readings = compose(&probs, false);
         let board = placement(&readings);
         assert_eq!(board.board_fen().to_string(), "2b1k3/8/8/8/8/8/8/4K3");
@@ -1181,10 +1175,7 @@ mod tests {
         let mut probs = vec![certain(0); 64];
         probs[60] = certain(6); // e1 as displayed (row 7, col 4): a white king
         // e8: a black queen, but a black king is almost as likely.
-        let mut e8 = [0.001; CLASSES];
-        e8[11] = 0.55;
-        e8[12] = 0.44;
-        probs[4] = e8;
+        probs[4] = reading(&[(11, 0.55), (12, 0.44)]);
         let readings = compose(&probs, false);
         let board = placement(&readings);
         assert_eq!(board.king_of(Color::Black), Some(Square::E8));
@@ -1420,10 +1411,7 @@ mod tests {
         probs[4] = certain(12);
         probs[61] = certain(3); // f1, a light square: a white bishop
         // d3, also light: a white bishop or, nearly as likely, a black one.
-        let mut d3 = [0.001; CLASSES];
-        d3[3] = 0.6;
-        d3[9] = 0.389;
-        probs[43] = d3;
+        probs[43] = reading(&[(3, 0.6), (9, 0.389)]);
         let board = placement(&compose(&probs, false));
         assert_eq!(board.piece_at(Square::D3).map(|p| p.char()), Some('b'));
         assert_eq!(board.piece_at(Square::F1).map(|p| p.char()), Some('B'));
@@ -1505,9 +1493,7 @@ mod tests {
                 .find(|(sq, _)| *sq == square)
                 .map_or(0.9999, |&(_, p)| p);
             let rival = if class == 0 { 1 } else { 0 };
-            let cell = &mut probs[display_index(square, false)];
-            cell[class] = p;
-            cell[rival] = 1.0 - p;
+            probs[display_index(square, false)] = two(class, p, rival);
         }
         compose(&probs, false)
     }

@@ -36,11 +36,11 @@
 //!
 //! Most designs draw a role's white and black piece with one outline. So on a board drawn flat
 //! (`drawn_flat`), two units of opposite sides whose outlines coincide (under
-//! [`TWINS_BELOW`], [`outline_distance`]) but that hold different roles conflict as well: either
-//! may take the other's role in its own colour, weighed as the moves above (forty-third
-//! session). A font's black king read as a queen beside its white king read rightly is read as a
-//! king; a black bishop read as a knight where the white bishops are read as bishops, as a
-//! bishop.
+//! [`TWINS_BELOW`], [`crate::alike::outline_distance`]) but that hold different roles conflict
+//! as well: either may take the other's role in its own colour, weighed as the moves above
+//! (forty-third session). A font's black king read as a queen beside its white king read
+//! rightly is read as a king; a black bishop read as a knight where the white bishops are read
+//! as bishops, as a bishop.
 //!
 //! It acts only where the drawings can be compared: boards whose squares span at least
 //! [`SQUARE_PIXELS_FROM`] pixels of the picture, and where copies repeat closely (the lower
@@ -79,8 +79,7 @@
 use fenlens_fen::shakmaty::Piece;
 
 use crate::alike::{
-    cross_distance, distance, outline_distance, piece_distance, same_colour,
-    tolerant_cross_distance,
+    Outline, cross_distance, distance, piece_distance, same_colour, tolerant_cross_distance,
 };
 use crate::classify::{CLASSES, class_piece, piece_class};
 use crate::compose::{
@@ -144,13 +143,16 @@ pub const SQUARE_PIXELS_FROM: f32 = 30.0;
 const MAX_MOVES: usize = 12;
 
 /// What the pieces of one board are read from: the rectified board, the pieces' silhouettes,
-/// the classifier's probabilities before pooling (display order), and how many picture pixels a
-/// square spans.
+/// its blank squares, the classifier's probabilities before pooling (display order), and how
+/// many picture pixels a square spans.
 pub struct Drawings<'a> {
     /// The rectified board.
     pub board: &'a Rectified,
     /// Each display-order square's silhouette.
     pub outlines: &'a [Option<Silhouette>; 64],
+    /// Each display-order square's blankness ([`crate::rectify::blank_cells`], as the
+    /// classifier found it: [`crate::classify::BoardReading::blank`]).
+    pub blank: &'a [bool; 64],
     /// The classifier's probabilities, display order, before pooling.
     pub network: &'a [[f32; CLASSES]],
     /// The picture pixels a square spans (the board's mean side over 8).
@@ -167,7 +169,10 @@ pub fn separate_drawings(
     groups: &[Vec<usize>],
 ) -> bool {
     let Drawings {
-        board, outlines, ..
+        board,
+        outlines,
+        blank,
+        ..
     } = *drawings;
     if drawings.square_pixels < SQUARE_PIXELS_FROM {
         return false;
@@ -179,7 +184,7 @@ pub fn separate_drawings(
     let pieces: Vec<usize> = (0..readings.len())
         .filter(|&i| class_piece(readings[i].class).is_some() && outlines[cells[i]].is_some())
         .collect();
-    let flat = drawn_flat(board, readings, &cells);
+    let flat = drawn_flat(blank, readings, &cells);
     // A doubted design's board drawn flat is measured against its own spread of copies.
     let doubted = design_doubted(readings) && flat;
     let spread = if doubted {
@@ -237,39 +242,12 @@ pub fn separate_drawings(
     let mut moved = vec![false; m];
     let mut changed = false;
     for _ in 0..MAX_MOVES {
-        let mut tries: Vec<Vec<Move>> = Vec::new();
-        for u in (0..m).filter(|&u| !moved[u]) {
-            let now = units.class(readings, u);
-            if units.holders(readings, u, now, &[]).is_empty() {
-                continue;
-            }
-            for to in (1..CLASSES).filter(|&to| to != now && same_side(to, now)) {
-                let first = vec![units.step(readings, u, to, &logs)];
-                tries.extend(units.moves_to(readings, first, &[u], to, game_like, &moved, &logs));
-            }
-        }
-        // A unit whose twin of the other side holds another role may take that role.
-        for &(u, v) in twins.iter().filter(|&&(u, _)| !moved[u]) {
-            let Some(to) = in_role_of(units.class(readings, u), units.class(readings, v)) else {
-                continue;
-            };
-            let first = vec![units.step(readings, u, to, &logs)];
-            tries.extend(units.moves_to(readings, first, &[u], to, game_like, &moved, &logs));
-        }
-        if game_like {
-            for parts in units.split_groups(readings, &moved) {
-                let side = units.class(readings, parts[0]);
-                for to in (1..CLASSES).filter(|&to| same_side(to, side)) {
-                    let unified: Vec<Move> = parts
-                        .iter()
-                        .filter(|&&u| units.class(readings, u) != to)
-                        .map(|&u| units.step(readings, u, to, &logs))
-                        .collect();
-                    tries
-                        .extend(units.moves_to(readings, unified, &parts, to, true, &moved, &logs));
-                }
-            }
-        }
+        let round = Round {
+            readings,
+            moved: &moved,
+            logs: &logs,
+        };
+        let tries = units.tries(&round, &twins, game_like);
         let facts = fact_cost(readings);
         let mut best: Option<(Vec<Move>, f32)> = None;
         for chosen in tries {
@@ -294,11 +272,10 @@ pub fn separate_drawings(
 }
 
 /// Whether the board is drawn flat: at least [`FLAT_SHARE_FROM`] of the squares the `readings`
-/// (at display-order `cells`) hold empty show one flat grey. A photograph's noise, glare and
-/// moiré, or a wood texture, leave few such squares, and there copies of one drawing differ as
-/// much as the copies' spread allows different drawings to.
-fn drawn_flat(board: &Rectified, readings: &[SquareReading], cells: &[usize]) -> bool {
-    let blank = crate::rectify::blank_cells(board);
+/// (at display-order `cells`) hold empty show one flat grey (are `blank`). A photograph's
+/// noise, glare and moiré, or a wood texture, leave few such squares, and there copies of one
+/// drawing differ as much as the copies' spread allows different drawings to.
+fn drawn_flat(blank: &[bool; 64], readings: &[SquareReading], cells: &[usize]) -> bool {
     let (mut empty, mut flat) = (0usize, 0usize);
     for (reading, &cell) in readings.iter().zip(cells) {
         if class_piece(reading.class).is_none() {
@@ -362,6 +339,16 @@ impl Apart<'_> {
             .filter(|&(a, b)| !one_colour || same_colour(cells[a], cells[b]))
             .all(|(a, b)| self.pieces(a, b))
     }
+}
+
+/// What one round of [`separate_drawings`] weighs its moves against: the readings as they
+/// stand, the units moved in earlier rounds, and the network's log-probabilities
+/// ([`relabel::network_logs`]) that cost the moves.
+#[derive(Clone, Copy)]
+struct Round<'r> {
+    readings: &'r [SquareReading],
+    moved: &'r [bool],
+    logs: &'r [[f32; CLASSES]],
 }
 
 /// The units of one board: each group (readings' indices) split by the class its squares hold
@@ -430,11 +417,17 @@ impl<'a, 'b> Units<'a, 'b> {
     }
 
     /// The pairs of units of opposite sides (u, v), both ways round, that hold a piece each
-    /// whose outlines lie under [`TWINS_BELOW`] apart ([`outline_distance`]): one role drawn
-    /// in two colours.
+    /// whose outlines lie under [`TWINS_BELOW`] apart ([`crate::alike::outline_distance`]): one
+    /// role drawn in two colours.
     fn twins(&self, readings: &[SquareReading]) -> Vec<(usize, usize)> {
         let m = self.members.len();
-        let outline = |i: usize| self.apart.outlines[self.apart.cells[i]].as_ref();
+        // Each reading's outline, made once for all the pairs it is in.
+        let outlines: Vec<Option<Outline>> = self
+            .apart
+            .cells
+            .iter()
+            .map(|&cell| self.apart.outlines[cell].as_ref().map(Outline::of))
+            .collect();
         let mut twins = Vec::new();
         for u in 0..m {
             for v in u + 1..m {
@@ -444,8 +437,8 @@ impl<'a, 'b> Units<'a, 'b> {
                 let close = self.members[u].iter().any(|&i| {
                     self.members[v]
                         .iter()
-                        .any(|&j| match (outline(i), outline(j)) {
-                            (Some(a), Some(b)) => outline_distance(a, b) < TWINS_BELOW,
+                        .any(|&j| match (&outlines[i], &outlines[j]) {
+                            (Some(a), Some(b)) => a.distance(b) < TWINS_BELOW,
                             _ => false,
                         })
                 });
@@ -496,22 +489,71 @@ impl<'a, 'b> Units<'a, 'b> {
         holding.into_iter().filter(|&v| self.apart(u, v)).collect()
     }
 
+    /// The sets of moves worth weighing this `round`: each unit not yet moved that holds one
+    /// class with a unit apart from it, taking each other class of its side; each unit taking
+    /// the role its `twins` of the other side hold; and, where the board is `game_like`, the
+    /// parts of a drawing that no longer hold one class taking one class together. Each with
+    /// the unit it displaces moving on ([`Units::moves_to`]).
+    fn tries(
+        &mut self,
+        round: &Round,
+        twins: &[(usize, usize)],
+        game_like: bool,
+    ) -> Vec<Vec<Move>> {
+        let Round {
+            readings,
+            moved,
+            logs,
+        } = *round;
+        let mut tries: Vec<Vec<Move>> = Vec::new();
+        for u in (0..self.members.len()).filter(|&u| !moved[u]) {
+            let now = self.class(readings, u);
+            if self.holders(readings, u, now, &[]).is_empty() {
+                continue;
+            }
+            for to in (1..CLASSES).filter(|&to| to != now && same_side(to, now)) {
+                let first = vec![self.step(readings, u, to, logs)];
+                tries.extend(self.moves_to(round, first, &[u], to, game_like));
+            }
+        }
+        // A unit whose twin of the other side holds another role may take that role.
+        for &(u, v) in twins.iter().filter(|&&(u, _)| !moved[u]) {
+            let Some(to) = in_role_of(self.class(readings, u), self.class(readings, v)) else {
+                continue;
+            };
+            let first = vec![self.step(readings, u, to, logs)];
+            tries.extend(self.moves_to(round, first, &[u], to, game_like));
+        }
+        if game_like {
+            for parts in self.split_groups(readings, moved) {
+                let side = self.class(readings, parts[0]);
+                for to in (1..CLASSES).filter(|&to| same_side(to, side)) {
+                    let unified: Vec<Move> = parts
+                        .iter()
+                        .filter(|&&u| self.class(readings, u) != to)
+                        .map(|&u| self.step(readings, u, to, logs))
+                        .collect();
+                    tries.extend(self.moves_to(round, unified, &parts, to, true));
+                }
+            }
+        }
+        tries
+    }
+
     /// The ways to make the moves `base`, which give the `members` (units) class `to`: alone,
-    /// where no unit apart from them holds `to`; where one unit not yet `moved` does and
-    /// `move_on` allows, with that unit moving on to each class no unit apart from it holds once
-    /// the members have left theirs (a drawing read as another's piece, and that one's read as
-    /// a third's: a font's bishops as kings, its king as a queen).
-    #[allow(clippy::too_many_arguments)]
+    /// where no unit apart from them holds `to`; where one unit not yet moved this `round`
+    /// does and `move_on` allows, with that unit moving on to each class no unit apart from it
+    /// holds once the members have left theirs (a drawing read as another's piece, and that
+    /// one's read as a third's: a font's bishops as kings, its king as a queen).
     fn moves_to(
         &mut self,
-        readings: &[SquareReading],
+        round: &Round,
         base: Vec<Move>,
         members: &[usize],
         to: usize,
         move_on: bool,
-        moved: &[bool],
-        logs: &[[f32; CLASSES]],
     ) -> Vec<Vec<Move>> {
+        let readings = round.readings;
         let mut holders: Vec<usize> = members
             .iter()
             .flat_map(|&u| self.holders(readings, u, to, members))
@@ -520,12 +562,12 @@ impl<'a, 'b> Units<'a, 'b> {
         holders.dedup();
         match holders[..] {
             [] => vec![base],
-            [v] if move_on && !moved[v] => self
+            [v] if move_on && !round.moved[v] => self
                 .free_classes(readings, v, to, members)
                 .into_iter()
                 .map(|next| {
                     let mut with = base.clone();
-                    with.push(self.step(readings, v, next, logs));
+                    with.push(self.step(readings, v, next, round.logs));
                     with
                 })
                 .collect(),
@@ -617,6 +659,7 @@ mod tests {
     use super::*;
     use crate::alike::tests::{board_with, pawn};
     use crate::compose::compose;
+    use crate::rectify::blank_cells;
     use crate::silhouette::silhouettes;
 
     const WHITE_PAWN: usize = 1;
@@ -675,10 +718,12 @@ mod tests {
         square_pixels: f32,
     ) -> (Vec<SquareReading>, bool) {
         let outlines = silhouettes(board);
+        let blank = blank_cells(board);
         let mut readings = compose(read, false);
         let drawings = Drawings {
             board,
             outlines: &outlines,
+            blank: &blank,
             network: read,
             square_pixels,
         };
@@ -947,9 +992,11 @@ mod tests {
             ]);
             let mut readings = compose(&read, false);
             assert_eq!(readings[Square::D3 as usize].class, WHITE_PAWN);
+            let blank = blank_cells(&board);
             let drawings = Drawings {
                 board: &board,
                 outlines: &outlines,
+                blank: &blank,
                 network: &read,
                 square_pixels: 50.0,
             };

@@ -388,6 +388,7 @@ impl Recognizer {
             mut probabilities,
             contested,
             units,
+            blank,
         } = self.classifier.read_board(&rectified)?;
         let outlines = silhouettes(&rectified);
         reconcile(&mut probabilities, &mean_greys(&rectified, &outlines));
@@ -454,6 +455,7 @@ impl Recognizer {
                 let drawings = Drawings {
                     board: &rectified,
                     outlines: &outlines,
+                    blank: &blank,
                     network: &read_alone,
                     square_pixels,
                 };
