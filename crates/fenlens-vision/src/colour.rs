@@ -55,7 +55,8 @@ use crate::silhouette::{Silhouette, cell_origin};
 /// The factor the probabilities of the colour the split does not give a piece are multiplied by.
 pub const CONTRADICTED: f32 = 0.05;
 /// Readings whose colour the classifier gives more than this share of the square's piece
-/// probability are left alone: a sure colour is more often right than the grey.
+/// probability are left alone, unless the split is [`OVERRULING_GAP`] wide: a sure colour is
+/// more often right than the grey.
 pub const SURE_OF_COLOUR: f32 = 0.8;
 /// The narrowest gap (in grey levels, 0-1) between the darker and the lighter group of pieces
 /// that is taken for the line between black and white.
