@@ -8,7 +8,7 @@ use image::RgbImage;
 use serde::Serialize;
 
 use crate::VisionError;
-use crate::alike::{OVER_COUNT_KEEP, cap_groups, groups_read, pool};
+use crate::alike::{OVER_COUNT_KEEP, cap_groups, groups_read, pool, split_overfull_pawn_groups};
 use crate::classify::{BoardReading, Classifier};
 use crate::colour::{mean_greys, reconcile};
 use crate::compose::{
@@ -402,6 +402,7 @@ impl Recognizer {
         if self.pool_alike {
             let seen = self.link_by_units.then_some(units.as_slice());
             let groups = groups_read(&rectified, &outlines, Some(&probabilities), seen);
+            let groups = split_overfull_pawn_groups(&probabilities, groups);
             pool(&mut probabilities, &groups);
             if self.cap_groups {
                 capped = cap_groups(&mut probabilities, &groups, OVER_COUNT_KEEP);
