@@ -927,9 +927,7 @@ pub(crate) mod tests {
     /// squares of White's bishops (c1 and f1, class 3) on the bottom row read more as pawns.
     fn pawns_and_slit_bishops() -> (Vec<[f32; CLASSES]>, Vec<usize>) {
         let mut probabilities = vec![[0.0f32; CLASSES]; 64];
-        for cell in 48..56 {
-            probabilities[cell] = two_way(1, 0.99, 3);
-        }
+        probabilities[48..56].fill(two_way(1, 0.99, 3));
         for cell in [58, 61] {
             probabilities[cell] = two_way(1, 0.9, 3);
         }
