@@ -578,11 +578,8 @@ fn on_back_row(cell: usize) -> bool {
     !(8..56).contains(&cell)
 }
 
-/// The most pawns a side has.
-const PAWNS_A_SIDE: usize = 8;
-
 /// Splits every group whose pooled reading is a pawn and which holds more than eight squares,
-/// a side's most pawns: its squares on the top and bottom rows, where no pawn stands, and then
+/// a side's most pawns ([`total_allowed`]): its squares on the top and bottom rows, where no pawn stands, and then
 /// those whose own readings give the pawn least leave it, until eight or fewer remain. They
 /// keep their own readings, pooled among themselves where two or more leave.
 ///
@@ -604,19 +601,19 @@ pub fn split_overfull_pawn_groups(
     for group in groups {
         let class = best_class(&pooled(probabilities, &group));
         let pawn_read = class_piece(class).is_some_and(|piece| piece.role == Role::Pawn);
-        if !pawn_read || group.len() <= PAWNS_A_SIDE {
+        let most = total_allowed(class);
+        if !pawn_read || group.len() <= most {
             kept.push(group);
             continue;
         }
         // Back-row squares first, then the least pawn-like.
         let mut leaving = group;
         leaving.sort_by(|&a, &b| {
-            let key = |cell: usize| (!on_back_row(cell), probabilities[cell][class]);
-            let (ka, kb) = (key(a), key(b));
-            ka.0.cmp(&kb.0).then(ka.1.total_cmp(&kb.1))
+            (on_back_row(b).cmp(&on_back_row(a)))
+                .then(probabilities[a][class].total_cmp(&probabilities[b][class]))
         });
         let back = leaving.iter().filter(|&&cell| on_back_row(cell)).count();
-        let staying = leaving.split_off(back.max(leaving.len() - PAWNS_A_SIDE));
+        let staying = leaving.split_off(back.max(leaving.len() - most));
         kept.extend([leaving, staying].into_iter().filter(|part| part.len() > 1));
     }
     kept

@@ -60,7 +60,9 @@
 //! Assumes the rectified board of [`crate::rectify`] and the silhouettes of
 //! [`crate::silhouette`].
 
-use crate::classify::{CLASSES, best_class, renormalize};
+use fenlens_fen::shakmaty::Color;
+
+use crate::classify::{CLASSES, best_class, piece_class, renormalize};
 use crate::rectify::{BOARD, Rectified};
 use crate::silhouette::{Silhouette, cell_origin};
 
@@ -161,11 +163,13 @@ pub fn reconcile(probabilities: &mut [[f32; CLASSES]], greys: &[Option<f32>; 64]
 /// kings and turned the other black, and the two kings traded colours. Forty-seventh session,
 /// see the module comment. Display order, as [`mean_greys`] gives the greys.
 pub fn kings_by_grey(probabilities: &mut [[f32; CLASSES]], greys: &[Option<f32>; 64]) {
+    let white_king = piece_class(Some(Color::White.king()));
+    let black_king = piece_class(Some(Color::Black.king()));
     let kings: Vec<(usize, usize)> = probabilities
         .iter()
         .enumerate()
         .map(|(cell, p)| (cell, best_class(p)))
-        .filter(|&(_, class)| class == WHITE_KING || class == BLACK_KING)
+        .filter(|&(_, class)| class == white_king || class == black_king)
         .collect();
     let [(a, class_a), (b, class_b)] = kings[..] else {
         return;
@@ -177,7 +181,7 @@ pub fn kings_by_grey(probabilities: &mut [[f32; CLASSES]], greys: &[Option<f32>;
         return;
     }
     let (darker, lighter) = if grey_a < grey_b { (a, b) } else { (b, a) };
-    let turned = if class_a == WHITE_KING {
+    let turned = if class_a == white_king {
         darker
     } else {
         lighter
@@ -188,11 +192,6 @@ pub fn kings_by_grey(probabilities: &mut [[f32; CLASSES]], greys: &[Option<f32>;
         p.swap(class, class + 6);
     }
 }
-
-/// White's king's class.
-const WHITE_KING: usize = 6;
-/// Black's king's class.
-const BLACK_KING: usize = 12;
 
 #[cfg(test)]
 mod tests {

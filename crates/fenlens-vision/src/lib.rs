@@ -6,11 +6,13 @@
 //! square) → [`colour`] (a board-level check of white against black) → [`symmetry`] (knights
 //! told from the symmetric rooks and queens by their outline) → [`alike`] (squares that look
 //! alike, in their pixels or in the networks' hidden units, share one reading) → [`orient`]
-//! (which side is at the bottom) → [`prior`] (close calls between pieces weighed by what each square holds
-//! in games; whether a square holds a piece is left to the pixels) →
-//! [`compose`] (the most probable placement that obeys simple facts, then
-//! the FEN), within which [`relabel`] reads a drawing misread on every copy again from where
-//! its copies stand and [`distinct`] reads two drawings that plainly differ as two pieces (and copies of one drawing as one, and a white and a black piece drawn with one outline as one role). [`silhouette`] finds the piece's pixels in a square for the two checks;
+//! (which side is at the bottom) → [`prior`] (close calls between pieces weighed by what each
+//! square holds in games; whether a square holds a piece is left to the pixels) → [`compose`]
+//! (the most probable placement that obeys simple facts, then the FEN), within which
+//! [`relabel`] reads a drawing misread on every copy again from where its copies stand and
+//! [`distinct`] reads two drawings that plainly differ as two pieces (and copies of one drawing
+//! as one, and a white and a black piece drawn with one outline as one role). [`silhouette`]
+//! finds the piece's pixels in a square for the two checks;
 //! [`cover`] finds squares hidden under a dialog or banner, which are reported uncertain.
 //! [`pipeline`] runs them all; [`train`] teaches the
 //! classifier from rendered boards.
