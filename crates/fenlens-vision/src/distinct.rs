@@ -49,7 +49,11 @@
 //! 65.0 / 64.2%, fonts of seeds 6161 / 4242 43.8 / 43.5 -> 44.4 / 44.5%; fresh pictures
 //! (seeds 8181 and 9292, rendered after the threshold was chosen) 60.3 -> 60.6% and 42.4 ->
 //! 43.3%; held-out lichess designs of seed 777 87.5 -> 87.8%, of seeds 2026 and 202, clean
-//! pictures, whole screens, thumbnails and the devset the same.
+//! pictures, whole screens, thumbnails and the devset the same. On readings that look like a
+//! game a piece is also the twin of its plainly nearest outline of the other side
+//! ([`TWINS_NEAREST_BELOW`], [`TWINS_NEAREST_RATIO`]): foreign designs 65.0 / 64.2 -> 65.2 /
+//! 64.1%, fonts 44.4 / 44.5 -> 44.8 / 44.7%, fresh pictures 60.6 -> 60.8% and 43.3 -> 43.8%,
+//! held-out lichess designs of seed 777 87.8 -> 87.7%, the rest the same.
 //!
 //! It acts only where the drawings can be compared: boards whose squares span at least
 //! [`SQUARE_PIXELS_FROM`] pixels of the picture, and where copies repeat closely (the lower
@@ -160,6 +164,24 @@ pub const SQUARE_PIXELS_FROM: f32 = 30.0;
 /// changed, 13 of 18 read worse on squares under 60 pixels and 1 of 14 from 60.
 pub const TWINS_UNFLAT_PIXELS_FROM: f32 = 60.0;
 
+/// On a reading that looks like a game ([`prior::GAME_LIKE_FROM`]), a piece is also the twin
+/// of its nearest piece of the other side ([`crate::alike::outline_distance`]) where that one
+/// lies under this and at most [`TWINS_NEAREST_RATIO`] times as far as the nearest piece of the
+/// other side read in another role. A design's outlines of one role in two colours often part
+/// by more than [`TWINS_BELOW`] (a white piece's hollow drawing and a black one's filled), yet
+/// stay far nearer each other than either is to another role's.
+pub const TWINS_NEAREST_BELOW: f32 = 0.2;
+
+/// See [`TWINS_NEAREST_BELOW`]. With the true corners and pieces (`cargo run --release -p
+/// fenlens-vision --example twin_outlines DIR`; clean pictures, screenshots, overlays and book
+/// diagrams), a piece's nearest piece of the other side found this way holds its role 98.3% of
+/// the time on the fonts of seed 6161 (4,156 pieces of 6,885; under [`TWINS_BELOW`]: 3,512 at
+/// 96.0%), 98.4% on the foreign designs of seed 5150 (8,909 of 13,288; 8,037 at 95.5%) and
+/// 98.0% on the held-out lichess designs of seed 2026 (4,610 of 6,381; 4,469 at 94.6%). Tried
+/// on every reading, not only game-like ones, and with 0.6 and 0.25 (forty-eighth session,
+/// shipped four, boards exact; model card).
+pub const TWINS_NEAREST_RATIO: f32 = 0.5;
+
 /// At most this many moves a board.
 const MAX_MOVES: usize = 12;
 
@@ -239,7 +261,7 @@ pub fn separate_drawings(
     // Units of opposite sides drawn with one outline, on a board drawn flat or of large
     // squares: (u, v) both ways round.
     let twins = if flat || drawings.square_pixels >= TWINS_UNFLAT_PIXELS_FROM {
-        units.twins(readings)
+        units.twins(readings, game_like)
     } else {
         Vec::new()
     };
@@ -442,8 +464,10 @@ impl<'a, 'b> Units<'a, 'b> {
 
     /// The pairs of units of opposite sides (u, v), both ways round, that hold a piece each
     /// whose outlines lie under [`TWINS_BELOW`] apart ([`crate::alike::outline_distance`]): one
-    /// role drawn in two colours.
-    fn twins(&self, readings: &[SquareReading]) -> Vec<(usize, usize)> {
+    /// role drawn in two colours. Where the reading is `game_like`, also each piece and its
+    /// nearest piece of the other side, where that one is plainly nearer than any of another
+    /// role ([`TWINS_NEAREST_BELOW`]).
+    fn twins(&self, readings: &[SquareReading], game_like: bool) -> Vec<(usize, usize)> {
         let m = self.members.len();
         // Each reading's outline, made once for all the pairs it is in.
         let outlines: Vec<Option<Outline>> = self
@@ -471,7 +495,55 @@ impl<'a, 'b> Units<'a, 'b> {
                 }
             }
         }
+        if game_like {
+            for (u, v) in self.nearest_twins(readings, &outlines) {
+                if !twins.contains(&(u, v)) {
+                    twins.extend([(u, v), (v, u)]);
+                }
+            }
+        }
         twins
+    }
+
+    /// The pairs of units (u, v) holding a piece and its nearest piece of the other side by
+    /// their `outlines` (readings' order), where that one lies under [`TWINS_NEAREST_BELOW`]
+    /// and the nearest piece of the other side read in another role lies over
+    /// 1 / [`TWINS_NEAREST_RATIO`] times as far.
+    fn nearest_twins(
+        &self,
+        readings: &[SquareReading],
+        outlines: &[Option<Outline>],
+    ) -> Vec<(usize, usize)> {
+        let mut unit_of = vec![None; readings.len()];
+        for (u, members) in self.members.iter().enumerate() {
+            for &i in members {
+                unit_of[i] = Some(u);
+            }
+        }
+        let role = |i: usize| class_piece(readings[i].class).map(|p| p.role);
+        let pieces: Vec<usize> = self.members.iter().flatten().copied().collect();
+        let mut pairs = Vec::new();
+        for &i in &pieces {
+            let Some(outline) = &outlines[i] else {
+                continue;
+            };
+            let mut others: Vec<(f32, usize)> = pieces
+                .iter()
+                .filter(|&&j| !same_side(readings[i].class, readings[j].class))
+                .filter_map(|&j| Some((outline.distance(outlines[j].as_ref()?), j)))
+                .collect();
+            others.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let Some(&(nearest, twin)) = others.first() else {
+                continue;
+            };
+            let other_role = others.iter().find(|&&(_, j)| role(j) != role(twin));
+            let plainly_nearest = nearest < TWINS_NEAREST_BELOW
+                && other_role.is_some_and(|&(d, _)| nearest < TWINS_NEAREST_RATIO * d);
+            if let (true, Some(u), Some(v)) = (plainly_nearest, unit_of[i], unit_of[twin]) {
+                pairs.push((u, v));
+            }
+        }
+        pairs
     }
 
     /// Unit `unit` taking class `to`, at one copy's network cost ([`relabel::copy_cost`] of
@@ -683,6 +755,7 @@ mod tests {
     use fenlens_fen::shakmaty::Square;
 
     use super::*;
+    use crate::alike::outline_distance;
     use crate::alike::tests::{board_with, pawn};
     use crate::compose::compose;
     use crate::rectify::blank_cells;
@@ -1076,8 +1149,10 @@ mod tests {
         (board, network(&read), vec![white_pawns])
     }
 
+    const BLACK_PAWN: usize = 7;
     const BLACK_KNIGHT: usize = 8;
     const BLACK_BISHOP: usize = 9;
+    const BLACK_KING: usize = 12;
 
     /// Whether a board is drawn flat as [`separate_drawings`] finds it.
     fn flat(board: &Rectified, read: &[[f32; CLASSES]]) -> bool {
@@ -1125,5 +1200,68 @@ mod tests {
         let (readings, _) = composed_and_separated(&board, &read, &groups, 50.0);
         assert_eq!(readings[Square::F5 as usize].class, BLACK_BISHOP);
         assert_eq!(readings[Square::D3 as usize].class, WHITE_QUEEN);
+    }
+
+    /// A bishop a pixel wider on each side than [`bishop`]: the same role drawn a little
+    /// otherwise, as a design's hollow white piece and its filled black one.
+    fn broad_bishop(x: usize, y: usize) -> bool {
+        ((3..16).contains(&y) && (7..17).contains(&x))
+            || ((16..20).contains(&y) && (6..18).contains(&x))
+    }
+
+    #[test]
+    fn a_piece_takes_the_role_of_its_plainly_nearest_outline_of_the_other_side() {
+        // A game's look: both sides' pawns and kings and White's bishop on c1, read surely; on
+        // c8 a black piece read as a knight (a bishop at 0.3), drawn as a broad bishop (its
+        // outline over TWINS_BELOW from c1's, far nearer it than any other piece) or as a
+        // queen (near none).
+        let (c1, c8) = (cell(2, 0), cell(2, 7));
+        let (e1, e8) = (cell(4, 0), cell(4, 7));
+        for (c8_shape, c8_after) in [
+            (broad_bishop as fn(usize, usize) -> bool, BLACK_BISHOP),
+            (queen, BLACK_KNIGHT),
+        ] {
+            let board = board_with(|c, x, y| {
+                let rank = 7 - c / 8;
+                let (shape, grey): (fn(usize, usize) -> bool, f32) = match c {
+                    _ if c == c1 => (bishop, 0.9),
+                    _ if c == c8 => (c8_shape, 0.15),
+                    _ if c == e1 => (king, 0.9),
+                    _ if c == e8 => (king, 0.15),
+                    _ if rank == 1 => (pawn, 0.9),
+                    _ if rank == 6 => (pawn, 0.15),
+                    _ => return None,
+                };
+                shape(x, y).then_some(grey)
+            });
+            let mut read: Vec<(usize, usize, usize, f32)> = (0..8)
+                .flat_map(|f| {
+                    [
+                        (cell(f, 1), WHITE_PAWN, WHITE_BISHOP, 1e-3),
+                        (cell(f, 6), BLACK_PAWN, BLACK_BISHOP, 1e-3),
+                    ]
+                })
+                .collect();
+            read.extend([
+                (c1, WHITE_BISHOP, WHITE_PAWN, 1e-3),
+                (e1, WHITE_KING, WHITE_QUEEN, 1e-3),
+                (e8, BLACK_KING, BLACK_BISHOP, 1e-3),
+                (c8, BLACK_KNIGHT, BLACK_BISHOP, 0.3),
+            ]);
+            let read = network(&read);
+            let outlines = silhouettes(&board);
+            let apart = |a: usize, b: usize| match (&outlines[a], &outlines[b]) {
+                (Some(a), Some(b)) => outline_distance(a, b),
+                _ => f32::INFINITY,
+            };
+            assert!(apart(c8, c1) > TWINS_BELOW, "{}", apart(c8, c1));
+            let groups = vec![
+                (0..8).map(|f| cell(f, 1)).collect(),
+                (0..8).map(|f| cell(f, 6)).collect(),
+            ];
+            let (readings, changed) = composed_and_separated(&board, &read, &groups, 50.0);
+            assert_eq!(readings[Square::C8 as usize].class, c8_after);
+            assert_eq!(changed, c8_after == BLACK_BISHOP);
+        }
     }
 }
