@@ -2,8 +2,9 @@
 //! and black piece with one outline. For every piece on the clean pictures, screenshots,
 //! overlays and book diagrams of a dataset, takes its nearest piece of the other side by
 //! `outline_distance`, and counts how often that one holds the same role: where it lies under
-//! `TWINS_BELOW`, and where it lies under `TWINS_NEAREST_BELOW` and at most
-//! `TWINS_NEAREST_RATIO` times as far as the nearest piece of the other side in another role.
+//! `TWINS_BELOW`, and where `plainly_nearest_twin` takes it (under `TWINS_NEAREST_BELOW`, and
+//! at most `TWINS_NEAREST_RATIO` times as far as the nearest piece of the other side in another
+//! role).
 //!
 //! ```sh
 //! cargo run --release -p fenlens-vision --example twin_outlines /tmp/fonts-dataset
@@ -15,7 +16,7 @@
 use std::path::PathBuf;
 
 use fenlens_vision::alike::Outline;
-use fenlens_vision::distinct::{TWINS_BELOW, TWINS_NEAREST_BELOW, TWINS_NEAREST_RATIO};
+use fenlens_vision::distinct::{TWINS_BELOW, plainly_nearest_twin};
 use fenlens_vision::silhouette::silhouettes;
 
 mod common;
@@ -62,11 +63,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             if nearest < TWINS_BELOW {
                 found.under_twins_below[kind] += 1;
             }
-            let other_role = others.iter().find(|&&(_, o)| role(o) != role(twin));
-            if nearest < TWINS_NEAREST_BELOW
-                && other_role.is_some_and(|&(d, _)| nearest < TWINS_NEAREST_RATIO * d)
-            {
-                found.plainly_nearest[kind] += 1;
+            if let Some(twin) = plainly_nearest_twin(&others, role) {
+                found.plainly_nearest[usize::from(role(twin) != role(*cell))] += 1;
             }
         }
     })?;

@@ -466,9 +466,9 @@ impl<'a, 'b> Units<'a, 'b> {
     /// whose outlines lie under [`TWINS_BELOW`] apart ([`crate::alike::outline_distance`]): one
     /// role drawn in two colours. Where the reading is `game_like`, also each piece and its
     /// nearest piece of the other side, where that one is plainly nearer than any of another
-    /// role ([`TWINS_NEAREST_BELOW`]).
+    /// role ([`plainly_nearest_twin`]).
     fn twins(&self, readings: &[SquareReading], game_like: bool) -> Vec<(usize, usize)> {
-        let m = self.members.len();
+        let (n, m) = (readings.len(), self.members.len());
         // Each reading's outline, made once for all the pairs it is in.
         let outlines: Vec<Option<Outline>> = self
             .apart
@@ -476,19 +476,33 @@ impl<'a, 'b> Units<'a, 'b> {
             .iter()
             .map(|&cell| self.apart.outlines[cell].as_ref().map(Outline::of))
             .collect();
+        let mut unit_of = vec![usize::MAX; n];
+        for (u, members) in self.members.iter().enumerate() {
+            for &i in members {
+                unit_of[i] = u;
+            }
+        }
+        let pieces: Vec<usize> = self.members.iter().flatten().copied().collect();
+        // `distance[i * n + j]`: from piece i's outline to piece j's, for pieces of opposite
+        // sides; each way round where the nearest twins are looked for, else only from the
+        // lower unit's piece, the one way the pairs under TWINS_BELOW are measured.
+        let mut distance = vec![None; n * n];
+        for &i in &pieces {
+            for &j in &pieces {
+                let wanted = !same_side(readings[i].class, readings[j].class)
+                    && (game_like || unit_of[i] < unit_of[j]);
+                if let (true, Some(a), Some(b)) = (wanted, &outlines[i], &outlines[j]) {
+                    distance[i * n + j] = Some(a.distance(b));
+                }
+            }
+        }
         let mut twins = Vec::new();
         for u in 0..m {
             for v in u + 1..m {
-                if same_side(self.class(readings, u), self.class(readings, v)) {
-                    continue;
-                }
                 let close = self.members[u].iter().any(|&i| {
                     self.members[v]
                         .iter()
-                        .any(|&j| match (&outlines[i], &outlines[j]) {
-                            (Some(a), Some(b)) => a.distance(b) < TWINS_BELOW,
-                            _ => false,
-                        })
+                        .any(|&j| distance[i * n + j].is_some_and(|d| d < TWINS_BELOW))
                 });
                 if close {
                     twins.extend([(u, v), (v, u)]);
@@ -496,54 +510,23 @@ impl<'a, 'b> Units<'a, 'b> {
             }
         }
         if game_like {
-            for (u, v) in self.nearest_twins(readings, &outlines) {
+            let role = |i: usize| class_piece(readings[i].class).map(|p| p.role);
+            for &i in &pieces {
+                let mut others: Vec<(f32, usize)> = pieces
+                    .iter()
+                    .filter_map(|&j| Some((distance[i * n + j]?, j)))
+                    .collect();
+                others.sort_by(|a, b| a.0.total_cmp(&b.0));
+                let Some(twin) = plainly_nearest_twin(&others, role) else {
+                    continue;
+                };
+                let (u, v) = (unit_of[i], unit_of[twin]);
                 if !twins.contains(&(u, v)) {
                     twins.extend([(u, v), (v, u)]);
                 }
             }
         }
         twins
-    }
-
-    /// The pairs of units (u, v) holding a piece and its nearest piece of the other side by
-    /// their `outlines` (readings' order), where that one lies under [`TWINS_NEAREST_BELOW`]
-    /// and the nearest piece of the other side read in another role lies over
-    /// 1 / [`TWINS_NEAREST_RATIO`] times as far.
-    fn nearest_twins(
-        &self,
-        readings: &[SquareReading],
-        outlines: &[Option<Outline>],
-    ) -> Vec<(usize, usize)> {
-        let mut unit_of = vec![None; readings.len()];
-        for (u, members) in self.members.iter().enumerate() {
-            for &i in members {
-                unit_of[i] = Some(u);
-            }
-        }
-        let role = |i: usize| class_piece(readings[i].class).map(|p| p.role);
-        let pieces: Vec<usize> = self.members.iter().flatten().copied().collect();
-        let mut pairs = Vec::new();
-        for &i in &pieces {
-            let Some(outline) = &outlines[i] else {
-                continue;
-            };
-            let mut others: Vec<(f32, usize)> = pieces
-                .iter()
-                .filter(|&&j| !same_side(readings[i].class, readings[j].class))
-                .filter_map(|&j| Some((outline.distance(outlines[j].as_ref()?), j)))
-                .collect();
-            others.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let Some(&(nearest, twin)) = others.first() else {
-                continue;
-            };
-            let other_role = others.iter().find(|&&(_, j)| role(j) != role(twin));
-            let plainly_nearest = nearest < TWINS_NEAREST_BELOW
-                && other_role.is_some_and(|&(d, _)| nearest < TWINS_NEAREST_RATIO * d);
-            if let (true, Some(u), Some(v)) = (plainly_nearest, unit_of[i], unit_of[twin]) {
-                pairs.push((u, v));
-            }
-        }
-        pairs
     }
 
     /// Unit `unit` taking class `to`, at one copy's network cost ([`relabel::copy_cost`] of
@@ -709,6 +692,19 @@ impl<'a, 'b> Units<'a, 'b> {
             })
             .collect()
     }
+}
+
+/// Of one piece's pieces of the other side, given as (outline distance, index) nearest first,
+/// the one that is plainly its twin: the nearest, where it lies under [`TWINS_NEAREST_BELOW`]
+/// and at most [`TWINS_NEAREST_RATIO`] times as far as the nearest whose `role` differs from
+/// it. None where every one holds the nearest's role.
+pub fn plainly_nearest_twin<R: PartialEq>(
+    others: &[(f32, usize)],
+    role: impl Fn(usize) -> R,
+) -> Option<usize> {
+    let &(nearest, twin) = others.first()?;
+    let &(other_role, _) = others.iter().find(|&&(_, j)| role(j) != role(twin))?;
+    (nearest < TWINS_NEAREST_BELOW && nearest < TWINS_NEAREST_RATIO * other_role).then_some(twin)
 }
 
 /// The class of `class`'s side in `other`'s role, where the two are pieces of different roles.
