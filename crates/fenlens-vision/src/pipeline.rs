@@ -14,7 +14,7 @@ use crate::colour::{kings_by_grey, mean_greys, reconcile};
 use crate::compose::{
     SquareReading, UNCERTAIN_BELOW, as_displayed, compose_grouped, design_doubted, display_index,
     flag_borrowed, flag_doubted_design, flag_implausible, flag_impossible_checks,
-    implausible_worth_flagging, keep_doubts, placement, weigh_by_facts,
+    implausible_worth_flagging, keep_doubts, placement, settle_facts_again, weigh_by_facts,
 };
 use crate::cover::covered_squares;
 use crate::decode::decode;
@@ -175,6 +175,7 @@ pub struct Recognizer {
     flag_scattered: bool,
     relabel: bool,
     separate: bool,
+    settle_facts: bool,
     link_by_units: bool,
     flag_borrowed: bool,
 }
@@ -203,6 +204,7 @@ impl Recognizer {
             flag_scattered: false,
             relabel: true,
             separate: true,
+            settle_facts: true,
             link_by_units: true,
             flag_borrowed: true,
         }
@@ -319,6 +321,14 @@ impl Recognizer {
     /// (on by default; see [`crate::distinct`]). Off measures the pipeline without it.
     pub fn with_separation(mut self, on: bool) -> Recognizer {
         self.separate = on;
+        self
+    }
+
+    /// Whether game-like readings have their facts settled again after the drawings are read
+    /// again (a pawn on a back rank, nine pawns, a side with no king or two; on by default; see
+    /// [`crate::compose::settle_facts_again`]). Off measures the pipeline without it.
+    pub fn with_facts_settled_again(mut self, on: bool) -> Recognizer {
+        self.settle_facts = on;
         self
     }
 
@@ -463,6 +473,13 @@ impl Recognizer {
                     square_pixels,
                 };
                 separate_drawings(&mut squares, &drawings, flipped, &alike_groups);
+            }
+            // What those stages moved may break what no game breaks; random placements
+            // break it by design.
+            if self.settle_facts
+                && prior::game_likeness(&placement(&squares)) >= prior::GAME_LIKE_FROM
+            {
+                settle_facts_again(&mut squares, flipped, &alike_groups);
             }
             for r in squares.iter_mut() {
                 let cell = display_index(r.square, flipped);

@@ -120,6 +120,11 @@ pub struct EvalArgs {
     /// them is read again as another piece; this measures the pipeline without it).
     #[arg(long)]
     no_separate: bool,
+    /// Leave what the drawings read again left on boards that look like a game as it is: a
+    /// pawn on a back rank, nine pawns of a side, a side with no king or two (by default those
+    /// are settled once more; this measures the pipeline without it).
+    #[arg(long)]
+    no_settle_again: bool,
     /// Take only squares whose pixels repeat for copies of one drawing (by default, also those
     /// the networks' hidden units see alike; this measures the pipeline without it).
     #[arg(long)]
@@ -267,6 +272,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         .with_doubted_prior(!args.no_doubted_prior)
         .with_relabel(!args.no_relabel)
         .with_separation(!args.no_separate)
+        .with_facts_settled_again(!args.no_settle_again)
         .with_unit_links(!args.no_unit_links)
         .with_borrowed_flags(!args.no_borrowed_flags)
         .with_doubted_prior_from(
