@@ -579,7 +579,7 @@ fn on_back_row(cell: usize) -> bool {
 }
 
 /// Splits every group whose pooled reading is a pawn and which holds more than eight squares,
-/// a side's most pawns ([`total_allowed`]): its squares on the top and bottom rows, where no pawn stands, and then
+/// a side's most pawns (`total_allowed`): its squares on the top and bottom rows, where no pawn stands, and then
 /// those whose own readings give the pawn least leave it, until eight or fewer remain. They
 /// keep their own readings, pooled among themselves where two or more leave.
 ///
