@@ -325,8 +325,9 @@ impl Recognizer {
     }
 
     /// Whether game-like readings have their facts settled again after the drawings are read
-    /// again (a pawn on a back rank, nine pawns, a side with no king or two; on by default; see
-    /// [`crate::compose::settle_facts_again`]). Off measures the pipeline without it.
+    /// again (a pawn on a back rank, nine pawns, pieces no promotion explains, a side with no
+    /// king or two; on by default; see [`crate::compose::settle_facts_again`]). Off measures
+    /// the pipeline without it.
     pub fn with_facts_settled_again(mut self, on: bool) -> Recognizer {
         self.settle_facts = on;
         self

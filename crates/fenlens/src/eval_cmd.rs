@@ -121,8 +121,9 @@ pub struct EvalArgs {
     #[arg(long)]
     no_separate: bool,
     /// Leave what the drawings read again left on boards that look like a game as it is: a
-    /// pawn on a back rank, nine pawns of a side, a side with no king or two (by default those
-    /// are settled once more; this measures the pipeline without it).
+    /// pawn on a back rank, nine pawns of a side, pieces no promotion explains, a side with no
+    /// king or two (by default those are settled once more; this measures the pipeline without
+    /// it).
     #[arg(long)]
     no_settle_again: bool,
     /// Take only squares whose pixels repeat for copies of one drawing (by default, also those
