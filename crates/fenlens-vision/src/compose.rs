@@ -165,6 +165,12 @@ impl SquareReading {
             || self.confidence() < threshold
     }
 
+    /// What reading the square as `to` instead costs: the log of the ratio of its class's
+    /// probability to `to`'s.
+    fn cost_of(&self, to: usize) -> f32 {
+        self.confidence().max(1e-9).ln() - self.probabilities[to].max(1e-9).ln()
+    }
+
     /// Other classes by probability, best first (excluding the chosen one).
     pub fn alternatives(&self) -> Vec<(usize, f32)> {
         let mut list: Vec<(usize, f32)> = (0..CLASSES)
@@ -205,9 +211,7 @@ fn cheap_within(reading: &SquareReading, to: usize, bound: f32) -> bool {
 /// What changing a square's class to its likeliest allowed other class costs, as the log of
 /// their probabilities' ratio (infinite when no other class is allowed).
 fn demotion_cost(reading: &SquareReading, allowed: impl Fn(usize) -> bool) -> f32 {
-    best_other(reading, allowed).map_or(f32::INFINITY, |to| {
-        reading.confidence().max(1e-9).ln() - reading.probabilities[to].max(1e-9).ln()
-    })
+    best_other(reading, allowed).map_or(f32::INFINITY, |to| reading.cost_of(to))
 }
 
 /// Whether a square is on rank 1 or 8, where no pawn stands.
@@ -276,19 +280,11 @@ pub fn compose_grouped(
     for color in Color::ALL {
         one_king(&mut readings, color, |_| true);
         // At most 8 pawns: demote the ones whose next reading is likeliest against them.
-        let pawn = pawn_of(color);
+        let pawn = piece_class(Some(color.pawn()));
         at_most_eight_pawns(&mut readings, color, MAX_COST, |c| c != pawn);
     }
     prefer_fewer_promotions(&mut readings, &in_readings_order(groups, flipped));
     readings
-}
-
-/// The class of `color`'s pawn.
-fn pawn_of(color: Color) -> usize {
-    piece_class(Some(fenlens_fen::shakmaty::Piece {
-        color,
-        role: Role::Pawn,
-    }))
 }
 
 /// Reads every pawn on rank 1 or 8 as its likeliest other piece, where that keeps at least
@@ -316,7 +312,7 @@ fn at_most_eight_pawns(
     bound: f32,
     allowed: impl Fn(usize) -> bool,
 ) -> Vec<usize> {
-    let pawn = pawn_of(color);
+    let pawn = piece_class(Some(color.pawn()));
     let mut pawns: Vec<usize> = (0..readings.len())
         .filter(|&i| readings[i].class == pawn)
         .collect();
@@ -395,10 +391,7 @@ fn one_king(readings: &mut [SquareReading], color: Color, may_become_king: impl 
 fn impossible_promotions(readings: &[SquareReading]) -> u32 {
     Color::ALL
         .into_iter()
-        .map(|color| {
-            let counts = PieceCounts::of(readings, color);
-            (counts.promoted() + counts.of_role(Role::Pawn)).saturating_sub(8)
-        })
+        .map(|color| PieceCounts::of(readings, color).impossible())
         .sum()
 }
 
@@ -422,7 +415,7 @@ fn fewer_impossible_promotions(readings: &mut [SquareReading]) {
             let was = readings[i].class;
             for to in 1..CLASSES {
                 if to == was
-                    || class_piece(to).is_none_or(|p| matches!(p.role, Role::Pawn | Role::King))
+                    || class_piece(to).is_some_and(|p| matches!(p.role, Role::Pawn | Role::King))
                 {
                     continue;
                 }
@@ -432,8 +425,7 @@ fn fewer_impossible_promotions(readings: &mut [SquareReading]) {
                 if !fewer {
                     continue;
                 }
-                let cost = readings[i].probabilities[was].max(1e-9).ln()
-                    - readings[i].probabilities[to].max(1e-9).ln();
+                let cost = readings[i].cost_of(to);
                 if best.is_none_or(|b| cost < b.2) {
                     best = Some((i, to, cost));
                 }
@@ -765,12 +757,6 @@ pub fn keep_doubts(weighed: &mut [SquareReading], first: &[SquareReading]) {
     }
 }
 
-/// Pieces of `color` that only a promotion explains: a second queen, a third rook or knight, a
-/// second bishop on squares of one colour.
-fn promoted(readings: &[SquareReading], color: Color) -> u32 {
-    PieceCounts::of(readings, color).promoted()
-}
-
 /// How many of a role a side holds without a promotion: two knights, two rooks, one queen,
 /// one bishop on each colour of square (`None` for pawns and kings, which other rules count).
 pub(crate) fn without_promotion(role: Role) -> Option<u32> {
@@ -820,7 +806,14 @@ impl PieceCounts {
         }
     }
 
-    /// Pieces that only a promotion explains.
+    /// Pieces that no promotion explains: those only a promotion explains beyond the pawns the
+    /// side lacks.
+    fn impossible(&self) -> u32 {
+        (self.promoted() + self.of_role(Role::Pawn)).saturating_sub(8)
+    }
+
+    /// Pieces that only a promotion explains: a second queen, a third rook or knight, a second
+    /// bishop on squares of one colour.
     fn promoted(&self) -> u32 {
         let over = |n: u32, role: Role| {
             without_promotion(role).map_or(0, |normal| n.saturating_sub(normal))
@@ -845,13 +838,8 @@ fn promotion_penalty(readings: &[SquareReading]) -> f32 {
     Color::ALL
         .into_iter()
         .map(|color| {
-            let promoted = promoted(readings, color);
-            let pawns = readings
-                .iter()
-                .filter(|r| class_piece(r.class) == Some(color.pawn()))
-                .count() as u32;
-            let impossible = (promoted + pawns).saturating_sub(8);
-            promoted as f32 * PROMOTION_COST + impossible as f32 * MAX_COST.ln()
+            let counts = PieceCounts::of(readings, color);
+            counts.promoted() as f32 * PROMOTION_COST + counts.impossible() as f32 * MAX_COST.ln()
         })
         .sum()
 }
@@ -894,14 +882,8 @@ fn moves(readings: &[SquareReading], units: &[&Vec<usize>], moved: &[bool]) -> V
             if !allowed {
                 continue;
             }
-            let cost = unit
-                .iter()
-                .map(|&i| {
-                    let r = &readings[i];
-                    r.confidence().max(1e-9).ln() - r.probabilities[to].max(1e-9).ln()
-                })
-                .sum::<f32>()
-                / unit.len() as f32;
+            let cost =
+                unit.iter().map(|&i| readings[i].cost_of(to)).sum::<f32>() / unit.len() as f32;
             if cost > MAX_MOVE_COST {
                 continue;
             }
