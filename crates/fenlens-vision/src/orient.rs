@@ -21,6 +21,10 @@
 //! Where pieces hide a digit of both pairs, the digits that show are fitted against each
 //! digit's typical ink both ways up (forty-third session): boards with labels inside turned
 //! right, fonts 97.3 → 98.1%, held-out lichess designs (seed 202) 95.3 → 96.6%.
+//! Digits drawn in a margin beside the board, centred on each row, are read too (fiftieth
+//! session): no piece hides them, so most of the eight must show and their pairs and fit must
+//! agree; they turn boards whose letters below are cut off or unread. And letters on a bottom
+//! edge located a little askew are read once the line's tilt is taken out (`without_tilt`).
 //! The position's own evidence is then added at half weight
 //! ([`combine`]), so that letters misread on a tiny board do not turn a plain opening upside
 //! down, but not where the placement read could not be a game's ([`with_labels`]): there the
@@ -296,6 +300,53 @@ const CLEAR_DIFFERENCE: f32 = 2.0;
 const SLIGHT_DIFFERENCE: f32 = 1.0;
 const SLIGHT_VOTES: i32 = 8;
 
+/// The letters' `tops` with the slope of the line they stand on taken out, or `None` where
+/// there is no clear slope to take out. Located corners a little off (one of them a sixth of a
+/// square too high) tilt the bottom edge against the letters, and every far pair then votes
+/// for the tilt rather than for the letters' heights. The slope is fitted by least squares
+/// together with the offset between the odd and the even columns (which is what the votes
+/// read), from at least two letters of each and five in all. It counts only where it spans
+/// [`CLEAR_DIFFERENCE`] or more from the first column to the last and the letters lie within
+/// [`TILT_FIT_SPREAD`] of the fitted line: a texture's specks found as letters lie anywhere.
+fn without_tilt(tops: [Option<f32>; 8]) -> Option<[Option<f32>; 8]> {
+    let known: Vec<[f32; 3]> = (0..8)
+        .filter_map(|c| tops[c].map(|t| [c as f32, (c % 2) as f32, t]))
+        .collect();
+    let odd = known.iter().filter(|k| k[1] > 0.5).count();
+    if known.len() < 5 || odd < 2 || known.len() - odd < 2 {
+        return None;
+    }
+    // Least squares for top = a + slope * column + offset * odd, about the means.
+    let n = known.len() as f32;
+    let mean: [f32; 3] = std::array::from_fn(|i| known.iter().map(|k| k[i]).sum::<f32>() / n);
+    let moment = |i: usize, j: usize| {
+        known
+            .iter()
+            .map(|k| (k[i] - mean[i]) * (k[j] - mean[j]))
+            .sum::<f32>()
+    };
+    let determinant = moment(0, 0) * moment(1, 1) - moment(0, 1) * moment(0, 1);
+    if determinant.abs() < 1e-6 {
+        return None;
+    }
+    let slope = (moment(0, 2) * moment(1, 1) - moment(1, 2) * moment(0, 1)) / determinant;
+    let offset = (moment(1, 2) * moment(0, 0) - moment(0, 2) * moment(0, 1)) / determinant;
+    let misfit = known
+        .iter()
+        .map(|k| {
+            let fitted = mean[2] + slope * (k[0] - mean[0]) + offset * (k[1] - mean[1]);
+            (k[2] - fitted).powi(2)
+        })
+        .sum::<f32>()
+        / n;
+    (slope.abs() * 7.0 >= CLEAR_DIFFERENCE && misfit.sqrt() <= TILT_FIT_SPREAD)
+        .then(|| std::array::from_fn(|c| tops[c].map(|t| t - slope * (c as f32 - 3.5))))
+}
+
+/// How far (root mean square, in sampled rows) letters may lie from the tilted line fitted to
+/// them for the tilt to be taken out ([`without_tilt`]).
+const TILT_FIT_SPREAD: f32 = 1.0;
+
 /// The votes of every pair of an even and an odd column (upright, turned): upright, the odd
 /// columns' letters (b, d, f, h) reach higher than the even ones' (a, c, e, g); flipped, the
 /// other way round. A pair votes where its tops differ by at least `difference` sampled rows.
@@ -450,7 +501,10 @@ pub fn orient_from_labels(image: &RgbImage, corners: [[f32; 2]; 4]) -> Option<Or
             continue;
         };
         let tops = tops.map(|t| t.filter(|t| (t - middle).abs() <= LABEL_ROWS as f32 / 5.0));
-        let Some((upright, turned)) = letter_votes(&tops, hanging) else {
+        // Where the letters do not decide as found, they may stand on a tilted line.
+        let votes = letter_votes(&tops, hanging)
+            .or_else(|| without_tilt(tops).and_then(|level| letter_votes(&level, hanging)));
+        let Some((upright, turned)) = votes else {
             continue;
         };
         let (majority, minority) = (upright.max(turned), upright.min(turned));
@@ -465,15 +519,55 @@ pub fn orient_from_labels(image: &RgbImage, corners: [[f32; 2]; 4]) -> Option<Or
     best
 }
 
-/// Where rank digits may be drawn inside the edge columns, in board units of one square: the
-/// column, and (left, right) within it; the digits sit in the square's top corner (top 2-30%).
-const RANK_PLACES: [(usize, (f32, f32)); 2] = [
+/// One place where rank digits may be drawn, in board units of one square (0-8 across).
+#[derive(Clone, Copy, Debug)]
+struct RankPlace {
+    /// The region's left and right edges across the board.
+    across: (f32, f32),
+    /// Its top and bottom within each row.
+    down: (f32, f32),
+    /// Whether the board's middle lies to the region's left (ink along that side is a piece).
+    inner_left: bool,
+    /// Whether the place lies in a margin beside the board, where no piece hides a digit.
+    outside: bool,
+}
+
+/// Where rank digits may be drawn: inside an edge column, in the square's top corner (top 2-30%),
+/// or in a margin beside the board, centred on each row (as books and many programs draw them).
+const RANK_PLACES: [RankPlace; 4] = [
     // The left column's top-left corner (chess.com and others).
-    (0, (0.02, 0.32)),
+    RankPlace {
+        across: (0.02, 0.32),
+        down: (0.02, 0.30),
+        inner_left: false,
+        outside: false,
+    },
     // The right column's top-right corner (lichess).
-    (7, (0.68, 0.98)),
+    RankPlace {
+        across: (7.68, 7.98),
+        down: (0.02, 0.30),
+        inner_left: true,
+        outside: false,
+    },
+    // A margin left of the board, clear of a frame line along its edge.
+    RankPlace {
+        across: (-0.45, -0.09),
+        down: (0.2, 0.8),
+        inner_left: false,
+        outside: true,
+    },
+    // A margin right of the board.
+    RankPlace {
+        across: (8.09, 8.45),
+        down: (0.2, 0.8),
+        inner_left: true,
+        outside: true,
+    },
 ];
-const RANK_TOP: (f32, f32) = (0.02, 0.30);
+
+/// How many of the eight digits a margin beside the board must show to be read: none is hidden
+/// there, so a margin that shows fewer holds a frame's grain or other marks, not digits.
+const OUTSIDE_DIGITS_SHOWN: usize = 6;
 
 /// How much ink a digit in one region has, in samples, or `None` when the region holds no
 /// label-like mark or a piece reaches into it (ink along the region's side towards the square's
@@ -498,6 +592,35 @@ fn label_ink(samples: &[f32], inner_left: bool) -> Option<usize> {
         .filter(|&(r, c)| is_ink(r, c))
         .count();
     let fraction = ink as f32 / (LABEL_ROWS * LABEL_COLS) as f32;
+    (0.01..=0.4).contains(&fraction).then_some(ink)
+}
+
+/// How much ink a digit in a margin beside the board has, in samples, or `None` when the region
+/// holds no digit-like mark. The margin's own edges (a frame's line, where the page begins)
+/// cross the region from top to bottom: columns inked in most rows are left out. A digit stands
+/// in the middle of its row, so ink in the region's top or bottom rows is something else.
+fn margin_ink(samples: &[f32]) -> Option<usize> {
+    let background = median_grey(samples);
+    let threshold = ink_threshold(samples.iter().map(|g| (g - background).abs()).collect())?;
+    let is_ink = |r: usize, c: usize| (samples[r * LABEL_COLS + c] - background).abs() > threshold;
+    let columns: Vec<usize> = (0..LABEL_COLS)
+        .filter(|&c| (0..LABEL_ROWS).filter(|&r| is_ink(r, c)).count() * 4 < LABEL_ROWS * 3)
+        .collect();
+    if columns.len() < LABEL_COLS / 2 {
+        return None;
+    }
+    let edge_rows = LABEL_ROWS / 8;
+    let spoiled = (0..edge_rows)
+        .chain(LABEL_ROWS - edge_rows..LABEL_ROWS)
+        .any(|r| columns.iter().any(|&c| is_ink(r, c)));
+    if spoiled {
+        return None;
+    }
+    let ink = (0..LABEL_ROWS)
+        .flat_map(|r| columns.iter().map(move |&c| (r, c)))
+        .filter(|&(r, c)| is_ink(r, c))
+        .count();
+    let fraction = ink as f32 / (LABEL_ROWS * columns.len()) as f32;
     (0.01..=0.4).contains(&fraction).then_some(ink)
 }
 
@@ -526,20 +649,24 @@ const SHOWN_SPREAD_WEIGHT: f32 = 2.0;
 /// ink a fit over the middle digits cannot weigh: there only the pairs decide.
 const FIT_FROM_SQUARE_PIXELS: f32 = 20.0;
 
-/// Reads the orientation from rank digits in the top corners of an edge column, if they are
-/// drawn. No digit is recognized: in any typeface a "1" has less ink than an "8" and a "7" less
+/// Reads the orientation from rank digits in the top corners of an edge column or in a margin
+/// beside the board ([`RANK_PLACES`]), if they are drawn. No digit is recognized: in any typeface a "1" has less ink than an "8" and a "7" less
 /// than a "2", so upright the top square's digit (8) outweighs the bottom one's (1) and the
 /// second from the bottom (2) the second from the top (7); flipped, the other way round
 /// (`pair_votes_of_digits`). Where pieces hide a digit of both pairs, every digit that shows
 /// is fitted against the inks typefaces give each digit, in both orders (`fit_of_digits`).
+/// Beside the board both must agree (`digits_beside_the_board`).
 pub fn orient_from_ranks(image: &RgbImage, corners: [[f32; 2]; 4]) -> Option<Orientation> {
     let projection = board_to_picture(corners)?;
     let fit = square_pixels(corners) >= FIT_FROM_SQUARE_PIXELS;
     let mut best: Option<Orientation> = None;
-    for (column, across) in RANK_PLACES {
-        let inks = digit_inks(image, &projection, column, across);
-        let found =
-            pair_votes_of_digits(&inks).or_else(|| fit.then(|| fit_of_digits(&inks)).flatten());
+    for place in RANK_PLACES {
+        let inks = digit_inks(image, &projection, place);
+        let found = if place.outside {
+            digits_beside_the_board(&inks)
+        } else {
+            pair_votes_of_digits(&inks).or_else(|| fit.then(|| fit_of_digits(&inks)).flatten())
+        };
         let Some(found) = found else {
             continue;
         };
@@ -550,20 +677,37 @@ pub fn orient_from_ranks(image: &RgbImage, corners: [[f32; 2]; 4]) -> Option<Ori
     best
 }
 
-/// The ink of the digit in each row of edge column `column` (from the top), where one shows:
-/// the region `left`-`right` across the column ([`RANK_PLACES`]) and [`RANK_TOP`] down each
-/// square, measured by `label_ink`.
+/// The reading of digits in a margin beside the board: at least [`OUTSIDE_DIGITS_SHOWN`] of
+/// them, whose pairs and fit over all of them agree (a frame's grain makes inks that agree by
+/// chance with one of the two at most), as sure as the surer of the two: with six digits or
+/// more the fit weighs the middle digits too, which the pairs leave out.
+fn digits_beside_the_board(inks: &[Option<usize>; 8]) -> Option<Orientation> {
+    if inks.iter().flatten().count() < OUTSIDE_DIGITS_SHOWN {
+        return None;
+    }
+    let pairs = pair_votes_of_digits(inks)?;
+    let fitted = fit_of_digits(inks)?;
+    (pairs.flipped == fitted.flipped).then_some(Orientation {
+        confidence: pairs.confidence.max(fitted.confidence),
+        ..pairs
+    })
+}
+
+/// The ink of the digit in each row (from the top) at one [`RankPlace`], where one shows,
+/// measured by `label_ink` inside the board and by `margin_ink` beside it.
 fn digit_inks(
     image: &RgbImage,
     projection: &BoardToPicture,
-    column: usize,
-    (left, right): (f32, f32),
+    place: RankPlace,
 ) -> [Option<usize>; 8] {
     std::array::from_fn(|row| {
-        let across = (column as f32 + left, column as f32 + right);
-        let down = (row as f32 + RANK_TOP.0, row as f32 + RANK_TOP.1);
-        region_samples(image, projection, across, down)
-            .and_then(|samples| label_ink(&samples, column == 7))
+        let down = (row as f32 + place.down.0, row as f32 + place.down.1);
+        let samples = region_samples(image, projection, place.across, down)?;
+        if place.outside {
+            margin_ink(&samples)
+        } else {
+            label_ink(&samples, place.inner_left)
+        }
     })
 }
 
@@ -965,6 +1109,84 @@ mod tests {
     }
 
     #[test]
+    fn rank_digits_beside_the_board_give_the_orientation_where_the_letters_are_cut_off() {
+        use fenlens_render::Coords;
+        // A screenshot cut just below the board: the letters under it are gone, the digits in
+        // the margin on its left remain.
+        for theme in ["brown", "green", "book"] {
+            for flipped in [false, true] {
+                let (image, corners) = drawn_placement(KINGS, flipped, Coords::Outside, theme);
+                let bottom = corners[2][1].round() as u32;
+                let cut = image::imageops::crop_imm(&image, 0, 0, image.width(), bottom).to_image();
+                assert_eq!(orient_from_labels(&cut, corners), None, "{theme} {flipped}");
+                let read = orient_from_ranks(&cut, corners)
+                    .unwrap_or_else(|| panic!("{theme} {flipped}: no digits read beside"));
+                assert_eq!(read.flipped, flipped, "{theme}");
+                assert!(read.confidence > LABELS_ALONE_ABOVE, "{theme} {read:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn digits_beside_the_board_are_read_only_where_most_show_and_pairs_and_fit_agree() {
+        // Upright, top to bottom: 8 7 6 5 4 3 2 1, inks as DejaVu Sans draws them.
+        let ink = |digit: usize| Some((DIGIT_INK[digit - 1] * 100.0) as usize);
+        let upright: [Option<usize>; 8] = std::array::from_fn(|row| ink(8 - row));
+        let read = digits_beside_the_board(&upright).unwrap();
+        assert!(!read.flipped && read.confidence > 0.9, "{read:?}");
+        let mut turned = upright;
+        turned.reverse();
+        assert!(digits_beside_the_board(&turned).unwrap().flipped);
+        // Five shown: a margin hides no digit, so this is not a row of digits.
+        let mut few = upright;
+        few[1] = None;
+        few[2] = None;
+        few[3] = None;
+        assert_eq!(digits_beside_the_board(&few), None);
+        // The one voting pair says upright (70 against 60), the middle digits turned (62 where
+        // a "6" would stand, 99 where a "3" would): no reading.
+        let mixed = [70, 66, 62, 82, 80, 99, 66, 60].map(Some);
+        assert!(!pair_votes_of_digits(&mixed).unwrap().flipped);
+        assert!(fit_of_digits(&mixed).unwrap().flipped);
+        assert_eq!(digits_beside_the_board(&mixed), None);
+    }
+
+    #[test]
+    fn letters_on_a_tilted_line_vote_once_the_tilt_is_taken_out() {
+        // Upright letters (b, d, f a row or two higher than a, c, e) on an edge located a sixth
+        // of a square off at one end: the far pairs vote for the tilt, and nothing decides.
+        let tilted = [
+            Some(12.0),
+            Some(11.0),
+            Some(16.0),
+            Some(16.0),
+            Some(22.0),
+            Some(20.0),
+            None,
+            None,
+        ];
+        assert_eq!(letter_votes(&tilted, None), None);
+        let level = without_tilt(tilted).unwrap();
+        let (upright, turned) = letter_votes(&level, None).unwrap();
+        assert!(upright > turned, "{level:?}");
+        // No tilt: nothing to take out.
+        let flat = [20.0, 18.0, 20.0, 18.0, 20.0, 18.0, 20.0, 18.0].map(Some);
+        assert_eq!(without_tilt(flat), None);
+        // Specks scattered about a slope, as a texture gives: not letters on a line.
+        let scattered = [
+            Some(10.0),
+            Some(19.0),
+            Some(12.0),
+            Some(22.0),
+            Some(13.0),
+            Some(15.0),
+            Some(24.0),
+            Some(18.0),
+        ];
+        assert_eq!(without_tilt(scattered), None);
+    }
+
+    #[test]
     fn rank_digits_hidden_from_both_pairs_are_fitted_from_the_others() {
         use fenlens_render::Coords;
         // Rooks on a8 and a2 and, for Black's side, on h1 and h7: the left column's first and
@@ -975,8 +1197,7 @@ mod tests {
             for flipped in [false, true] {
                 let (image, corners) = drawn_placement(placement, flipped, Coords::Inside, theme);
                 let projection = board_to_picture(corners).unwrap();
-                let (column, across) = RANK_PLACES[0];
-                let inks = digit_inks(&image, &projection, column, across);
+                let inks = digit_inks(&image, &projection, RANK_PLACES[0]);
                 assert_eq!(
                     pair_votes_of_digits(&inks),
                     None,

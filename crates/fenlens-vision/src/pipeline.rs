@@ -238,9 +238,9 @@ impl Recognizer {
         self
     }
 
-    /// Whether the orientation also reads the rank digits drawn inside an edge column (on by
-    /// default; see [`crate::orient::orient_from_ranks`]). Off measures the pipeline without
-    /// them.
+    /// Whether the orientation also reads the rank digits drawn inside an edge column or in a
+    /// margin beside the board (on by default; see [`crate::orient::orient_from_ranks`]). Off
+    /// measures the pipeline without them.
     pub fn with_rank_digits(mut self, on: bool) -> Recognizer {
         self.read_rank_digits = on;
         self

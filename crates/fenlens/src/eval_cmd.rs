@@ -139,8 +139,8 @@ pub struct EvalArgs {
     /// default: the built-in threshold; a large negative number weighs on every doubted board).
     #[arg(long, allow_hyphen_values = true)]
     doubted_prior_from: Option<f32>,
-    /// Do not read the orientation from rank digits inside an edge column (the default does;
-    /// this measures the orientation without them).
+    /// Do not read the orientation from rank digits inside an edge column or beside the board
+    /// (the default does; this measures the orientation without them).
     #[arg(long)]
     no_ranks: bool,
     /// Count a square as flagged below this probability instead of the built-in threshold (to
