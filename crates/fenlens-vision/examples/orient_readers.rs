@@ -1,6 +1,7 @@
 //! Prints what each orientation reader says on pictures: the file letters, the rank digits and
 //! the position (read as displayed), each as `Some(Orientation)` or `None` where it found
-//! nothing. For finding out why a board was turned the wrong way:
+//! nothing, and how game-like the reading is either way up (`prior::game_likeness`). For
+//! finding out why a board was turned the wrong way:
 //!
 //! ```sh
 //! cargo run --release -p fenlens-vision --example orient_readers -- PICTURE...
@@ -8,6 +9,7 @@
 
 use fenlens_vision::orient::{orient, orient_from_labels, orient_from_ranks};
 use fenlens_vision::pipeline::{Flipped, Options, Recognizer};
+use fenlens_vision::prior::game_likeness;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let recognizer = Recognizer::new()?;
@@ -24,6 +26,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
+/// How game-like the placement is ([`game_likeness`]) as displayed or turned, whichever is more.
+fn likeness_either_way_up(placement: &fenlens_fen::shakmaty::Board) -> f32 {
+    let mut turned = placement.clone();
+    turned.rotate_180();
+    game_likeness(placement).max(game_likeness(&turned))
+}
+
 /// What the three readers say on one picture.
 fn readers(
     recognizer: &Recognizer,
@@ -34,9 +43,10 @@ fn readers(
     let corners = fenlens_vision::locate::locate(&image)?.corners;
     let read = recognizer.recognize_at(&image, corners, as_displayed, Default::default())?;
     Ok(format!(
-        "letters {:?}, ranks {:?}, position {:?}",
+        "letters {:?}, ranks {:?}, position {:?}, game-likeness {:.2}",
         orient_from_labels(&image, corners),
         orient_from_ranks(&image, corners),
         orient(&read.placement),
+        likeness_either_way_up(&read.placement),
     ))
 }
