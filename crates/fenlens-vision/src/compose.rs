@@ -400,8 +400,10 @@ fn impossible_promotions(readings: &[SquareReading]) -> u32 {
 }
 
 /// While pieces stand that no promotion explains, reads the piece whose change to another
-/// piece (no pawn, no king) removes one at the least cost as that piece, and flags the copies
-/// of the piece it was.
+/// piece (no pawn, and no king but the king of a side that has none) removes one at the least
+/// cost as that piece, and flags the copies of the piece it was. A font's king read as a third
+/// rook, alike to the two rooks, is no king the king rule may add; here it is the cheapest
+/// change (marroquin's starting position, fiftieth session).
 fn fewer_impossible_promotions(readings: &mut [SquareReading]) {
     for _ in 0..8 {
         let now = impossible_promotions(readings);
@@ -418,8 +420,14 @@ fn fewer_impossible_promotions(readings: &mut [SquareReading]) {
             }
             let was = readings[i].class;
             for to in 1..CLASSES {
+                let Some(becomes) = class_piece(to) else {
+                    continue;
+                };
+                let king_wanted = becomes.role == Role::King
+                    && !readings.iter().any(|r| is_king_of(r.class, becomes.color));
                 if to == was
-                    || class_piece(to).is_some_and(|p| matches!(p.role, Role::Pawn | Role::King))
+                    || becomes.role == Role::Pawn
+                    || becomes.role == Role::King && !king_wanted
                 {
                     continue;
                 }
@@ -461,8 +469,9 @@ fn fewer_impossible_promotions(readings: &mut [SquareReading]) {
 ///   against them, and all its pawns are flagged ([`SquareReading::implausible`]), since which
 ///   of them are the pawns is a choice between readings that all said pawn;
 /// - while a side holds more pieces only a promotion explains than the pawns it lacks (a third
-///   bishop beside 8 pawns), the piece whose change to another piece, no pawn and no king,
-///   removes one at the least cost changes, and the copies of the piece it was are flagged;
+///   bishop beside 8 pawns), the piece whose change to another piece, no pawn and no king but
+///   the king of a side that has none, removes one at the least cost changes, and the copies
+///   of the piece it was are flagged;
 /// - the king rule runs again, as [`compose`] runs it, but a missing king is added only on a
 ///   piece of its own side that is no copy of a drawing repeating on the board (`groups`,
 ///   display-order cells as [`crate::alike::groups`] gives them): a king stands once a side,
@@ -1765,6 +1774,8 @@ mod tests {
     const C1: usize = 58;
     const F1: usize = 61;
     const H1: usize = 63;
+    const A1: usize = 56;
+    const E1: usize = 60;
 
     fn char_at(readings: &[SquareReading], square: Square) -> Option<char> {
         placement(readings).piece_at(square).map(|p| p.char())
@@ -1869,6 +1880,29 @@ mod tests {
         assert_eq!(char_at(&readings, Square::D3), Some('b'));
         assert_eq!(char_at(&readings, Square::E1), Some('K'));
         assert!(readings[Square::D3 as usize].uncertain());
+    }
+
+    #[test]
+    fn a_piece_no_promotion_explains_may_become_the_king_its_side_lacks() {
+        // White's king on e1 read as a third rook beside 8 pawns, too surely for the composer's
+        // king rule, and alike to the rooks on a1 and h1, so the king rule adds no king there.
+        let mut probs = kings_at_home();
+        for p in &mut probs[48..56] {
+            *p = certain(1);
+        }
+        probs[A1] = certain(4);
+        probs[H1] = certain(4);
+        probs[E1] = reading(&[(4, 0.997), (6, 0.002)]);
+        let mut readings = compose(&probs, false);
+        assert_eq!(
+            char_at(&readings, Square::E1),
+            Some('R'),
+            "too dear for compose"
+        );
+        settle_facts_again(&mut readings, false, &[vec![A1, E1, H1]]);
+        assert_eq!(char_at(&readings, Square::E1), Some('K'));
+        assert_eq!(char_at(&readings, Square::A1), Some('R'));
+        assert_eq!(char_at(&readings, Square::H1), Some('R'));
     }
 
     #[test]
