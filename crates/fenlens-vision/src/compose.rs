@@ -1777,6 +1777,15 @@ mod tests {
     const A1: usize = 56;
     const E1: usize = 60;
 
+    /// The kings at home and White's 8 pawns on its second rank, every square read surely.
+    fn kings_and_white_pawns_at_home() -> Vec<[f32; CLASSES]> {
+        let mut probs = kings_at_home();
+        for p in &mut probs[48..56] {
+            *p = certain(1);
+        }
+        probs
+    }
+
     fn char_at(readings: &[SquareReading], square: Square) -> Option<char> {
         placement(readings).piece_at(square).map(|p| p.char())
     }
@@ -1800,11 +1809,8 @@ mod tests {
 
     #[test]
     fn a_ninth_pawn_gives_way_at_any_cost_and_every_pawn_of_its_side_is_flagged() {
-        let mut probs = kings_at_home();
         // White's pawns on their home squares, a2 to h2.
-        for p in &mut probs[48..56] {
-            *p = certain(1);
-        }
+        let mut probs = kings_and_white_pawns_at_home();
         // A bishop on c3 read as a pawn, its bishop class the likeliest other reading of the nine.
         probs[C3] = reading(&[(1, 0.98), (3, 0.008)]);
         let mut readings = compose(&probs, false);
@@ -1886,10 +1892,7 @@ mod tests {
     fn a_piece_no_promotion_explains_may_become_the_king_its_side_lacks() {
         // White's king on e1 read as a third rook beside 8 pawns, too surely for the composer's
         // king rule, and alike to the rooks on a1 and h1, so the king rule adds no king there.
-        let mut probs = kings_at_home();
-        for p in &mut probs[48..56] {
-            *p = certain(1);
-        }
+        let mut probs = kings_and_white_pawns_at_home();
         probs[A1] = certain(4);
         probs[H1] = certain(4);
         probs[E1] = reading(&[(4, 0.997), (6, 0.002)]);
@@ -1907,10 +1910,7 @@ mod tests {
 
     #[test]
     fn a_piece_no_promotion_explains_becomes_the_piece_it_costs_least_to_be() {
-        let mut probs = kings_at_home();
-        for p in &mut probs[48..56] {
-            *p = certain(1);
-        }
+        let mut probs = kings_and_white_pawns_at_home();
         // Beside 8 pawns, White's bishops on c1 and f1 and a third on d3, on f1's colour of
         // square: a knight read as a bishop five hundred times as surely as a knight.
         probs[C1] = certain(3);
