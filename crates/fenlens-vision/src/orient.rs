@@ -526,7 +526,8 @@ struct RankPlace {
     across: (f32, f32),
     /// Its top and bottom within each row.
     down: (f32, f32),
-    /// Whether the board's middle lies to the region's left (ink along that side is a piece).
+    /// Whether the board's middle lies to the region's left (inside the board, ink along
+    /// that side is a piece reaching into the corner).
     inner_left: bool,
     /// Whether the place lies in a margin beside the board, where no piece hides a digit.
     outside: bool,
