@@ -40,7 +40,7 @@ pub const CONTESTED_SURE_FROM: f32 = 0.99;
 /// Which side is at the bottom.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Flipped {
-    /// Decide from the position.
+    /// Decide from the coordinates drawn (file letters, rank digits) and the position.
     #[default]
     Auto,
     /// Black at the bottom.

@@ -105,7 +105,7 @@ pub enum Side {
 #[derive(ValueEnum, Deserialize, Clone, Copy, Debug)]
 #[serde(rename_all = "lowercase")]
 pub enum FlippedArg {
-    /// Decide from the position.
+    /// Decide from the coordinates drawn (file letters, rank digits) and the position.
     Auto,
     /// Black at the bottom.
     Yes,
