@@ -410,6 +410,11 @@ fn fewer_impossible_promotions(readings: &mut [SquareReading]) {
         if now == 0 {
             return;
         }
+        // The sides without a king (the probes below change no king).
+        let kingless: Vec<Color> = Color::ALL
+            .into_iter()
+            .filter(|&color| !readings.iter().any(|r| is_king_of(r.class, color)))
+            .collect();
         let mut best: Option<(usize, usize, f32)> = None;
         for i in 0..readings.len() {
             let Some(piece) = class_piece(readings[i].class) else {
@@ -423,8 +428,7 @@ fn fewer_impossible_promotions(readings: &mut [SquareReading]) {
                 let Some(becomes) = class_piece(to) else {
                     continue;
                 };
-                let king_wanted = becomes.role == Role::King
-                    && !readings.iter().any(|r| is_king_of(r.class, becomes.color));
+                let king_wanted = becomes.role == Role::King && kingless.contains(&becomes.color);
                 if to == was
                     || becomes.role == Role::Pawn
                     || becomes.role == Role::King && !king_wanted
@@ -497,12 +501,9 @@ pub fn settle_facts_again(readings: &mut [SquareReading], flipped: bool, groups:
         .collect();
     for color in Color::ALL {
         let classes: Vec<usize> = readings.iter().map(|r| r.class).collect();
-        let kings = classes.iter().filter(|&&c| is_king_of(c, color)).count();
-        if kings != 1 {
-            one_king(readings, color, |i| {
-                !repeated.contains(&i) && class_piece(classes[i]).is_some_and(|p| p.color == color)
-            });
-        }
+        one_king(readings, color, |i| {
+            !repeated.contains(&i) && class_piece(classes[i]).is_some_and(|p| p.color == color)
+        });
     }
     // A king too many may have been read as its likeliest other piece, a pawn or a piece no
     // promotion explains: those facts once more, making no king now.
@@ -1770,12 +1771,12 @@ mod tests {
     const A3: usize = 40;
     const C3: usize = 42;
     const D3: usize = 43;
+    const A1: usize = 56;
     const B1: usize = 57;
     const C1: usize = 58;
+    const E1: usize = 60;
     const F1: usize = 61;
     const H1: usize = 63;
-    const A1: usize = 56;
-    const E1: usize = 60;
 
     /// The kings at home and White's 8 pawns on its second rank, every square read surely.
     fn kings_and_white_pawns_at_home() -> Vec<[f32; CLASSES]> {

@@ -188,18 +188,24 @@ fn ink_threshold(mut deviations: Vec<f32>) -> Option<f32> {
     (contrast >= 0.06).then_some(contrast * 0.5)
 }
 
+/// Which samples of a `LABEL_ROWS` by `LABEL_COLS` region are ink: those farther from the
+/// background (the median sample) than [`ink_threshold`] allows, or `None` where the region's
+/// contrast is too faint for a label.
+fn ink_mask(samples: &[f32]) -> Option<Vec<bool>> {
+    let background = median_grey(samples);
+    let deviations: Vec<f32> = samples.iter().map(|g| (g - background).abs()).collect();
+    let threshold = ink_threshold(deviations.clone())?;
+    Some(deviations.iter().map(|&d| d > threshold).collect())
+}
+
 /// The top of the ink in one label region below the board, in sampled rows, or `None` when
 /// nothing that looks like a label is there. Below the board nothing but labels and lines is
 /// drawn: rows inked at the region's top (the board's edge line) are skipped up to the first
 /// empty row. Letters inside the bottom row's squares are found by [`letter_box`] instead.
 fn ink_top(samples: &[f32]) -> Option<f32> {
-    let background = median_grey(samples);
-    let threshold = ink_threshold(samples.iter().map(|g| (g - background).abs()).collect())?;
-    let is_ink = |r: usize, c: usize| (samples[r * LABEL_COLS + c] - background).abs() > threshold;
-    let inked = samples
-        .iter()
-        .filter(|g| (*g - background).abs() > threshold)
-        .count();
+    let mask = ink_mask(samples)?;
+    let is_ink = |r: usize, c: usize| mask[r * LABEL_COLS + c];
+    let inked = mask.iter().filter(|&&i| i).count();
     let fraction = inked as f32 / samples.len() as f32;
     if !(0.01..=0.35).contains(&fraction) {
         return None;
@@ -574,9 +580,8 @@ const OUTSIDE_DIGITS_SHOWN: usize = 6;
 /// label-like mark or a piece reaches into it (ink along the region's side towards the square's
 /// middle, or along its bottom). `inner_left`: the square's middle lies to the region's left.
 fn label_ink(samples: &[f32], inner_left: bool) -> Option<usize> {
-    let background = median_grey(samples);
-    let threshold = ink_threshold(samples.iter().map(|g| (g - background).abs()).collect())?;
-    let is_ink = |r: usize, c: usize| (samples[r * LABEL_COLS + c] - background).abs() > threshold;
+    let mask = ink_mask(samples)?;
+    let is_ink = |r: usize, c: usize| mask[r * LABEL_COLS + c];
     let border = LABEL_COLS / 8;
     let inner_cols = if inner_left {
         0..border
@@ -588,10 +593,7 @@ fn label_ink(samples: &[f32], inner_left: bool) -> Option<usize> {
     if spoiled {
         return None;
     }
-    let ink = (0..LABEL_ROWS)
-        .flat_map(|r| (0..LABEL_COLS).map(move |c| (r, c)))
-        .filter(|&(r, c)| is_ink(r, c))
-        .count();
+    let ink = mask.iter().filter(|&&i| i).count();
     let fraction = ink as f32 / (LABEL_ROWS * LABEL_COLS) as f32;
     (0.01..=0.4).contains(&fraction).then_some(ink)
 }
@@ -601,9 +603,8 @@ fn label_ink(samples: &[f32], inner_left: bool) -> Option<usize> {
 /// cross the region from top to bottom: columns inked in most rows are left out. A digit stands
 /// in the middle of its row, so ink in the region's top or bottom rows is something else.
 fn margin_ink(samples: &[f32]) -> Option<usize> {
-    let background = median_grey(samples);
-    let threshold = ink_threshold(samples.iter().map(|g| (g - background).abs()).collect())?;
-    let is_ink = |r: usize, c: usize| (samples[r * LABEL_COLS + c] - background).abs() > threshold;
+    let mask = ink_mask(samples)?;
+    let is_ink = |r: usize, c: usize| mask[r * LABEL_COLS + c];
     let columns: Vec<usize> = (0..LABEL_COLS)
         .filter(|&c| (0..LABEL_ROWS).filter(|&r| is_ink(r, c)).count() * 4 < LABEL_ROWS * 3)
         .collect();
