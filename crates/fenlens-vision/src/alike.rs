@@ -593,16 +593,28 @@ fn on_back_row(cell: usize) -> bool {
 /// back-row squares out of every pawn group, whatever its size, lost more than it mended:
 /// pawns set out at will on a back rank, and maya's knight on h6 linked to its twin on g8
 /// (which the back-rank rule had read right for both).
+///
+/// Since the fifty-first session a group of eight or fewer gives up its back-row squares too
+/// where its side is read with more pawns than eight over all its groups and lone squares
+/// (`read_more_than_allowed`), and where two or more of its squares stay: on small pictures the light
+/// squares' pawns link to the bishop on f1 and the dark squares' to the one on c1, and the
+/// composer then read all four light-square copies as bishops. A pair (a bishop on f1 linked
+/// to its copy on g5) stays whole, since its other square may be the same piece.
 pub fn split_overfull_pawn_groups(
     probabilities: &[[f32; CLASSES]],
     groups: Vec<Vec<usize>>,
 ) -> Vec<Vec<usize>> {
+    let classes: Vec<usize> = groups
+        .iter()
+        .map(|group| best_class(&pooled(probabilities, group)))
+        .collect();
+    let over = read_more_than_allowed(probabilities, &groups, &classes);
     let mut kept = Vec::with_capacity(groups.len());
-    for group in groups {
-        let class = best_class(&pooled(probabilities, &group));
+    for (group, class) in groups.into_iter().zip(classes) {
         let pawn_read = class_piece(class).is_some_and(|piece| piece.role == Role::Pawn);
         let most = total_allowed(class);
-        if !pawn_read || group.len() <= most {
+        let overfull = group.len() > most;
+        if !pawn_read || !(overfull || over[class]) {
             kept.push(group);
             continue;
         }
@@ -613,10 +625,39 @@ pub fn split_overfull_pawn_groups(
                 .then(probabilities[a][class].total_cmp(&probabilities[b][class]))
         });
         let back = leaving.iter().filter(|&&cell| on_back_row(cell)).count();
-        let staying = leaving.split_off(back.max(leaving.len() - most));
+        let leave = back.max(leaving.len().saturating_sub(most));
+        if !overfull && leaving.len() - leave < 2 {
+            kept.push(leaving);
+            continue;
+        }
+        let staying = leaving.split_off(leave);
         kept.extend([leaving, staying].into_iter().filter(|part| part.len() > 1));
     }
     kept
+}
+
+/// For each class, whether more squares are read as it than a side holds without a promotion
+/// (`total_allowed`): the squares of the `groups` whose pooled reading it is (`classes`, one
+/// for each group) and the squares in no group whose own best class it is.
+fn read_more_than_allowed(
+    probabilities: &[[f32; CLASSES]],
+    groups: &[Vec<usize>],
+    classes: &[usize],
+) -> [bool; CLASSES] {
+    let mut read_as = [0usize; CLASSES];
+    let mut grouped = [false; 64];
+    for (group, &class) in groups.iter().zip(classes) {
+        read_as[class] += group.len();
+        for &cell in group {
+            grouped[cell] = true;
+        }
+    }
+    for (cell, p) in probabilities.iter().enumerate() {
+        if !grouped.get(cell).copied().unwrap_or(true) {
+            read_as[best_class(p)] += 1;
+        }
+    }
+    std::array::from_fn(|class| read_as[class] > total_allowed(class))
 }
 
 /// What [`cap_groups`] leaves of a class's probability where the group has more copies than
@@ -964,7 +1005,8 @@ pub(crate) mod tests {
     fn groups_of_eight_or_fewer_pawns_and_of_other_pieces_stay_whole() {
         let (mut probabilities, pawns_and_bishops) = pawns_and_slit_bishops();
         // Eight: six pawns and the two back-row squares (a knight on g8 linked to its twin on
-        // h6 is a group of two such).
+        // h6 is a group of two such), with no other square read as White's pawn.
+        probabilities[54..56].fill(two_way(0, 0.99, 1));
         let eight: Vec<usize> = (48..54).chain([58, 61]).collect();
         assert_eq!(
             split_overfull_pawn_groups(&probabilities, vec![eight.clone()]),
@@ -977,6 +1019,44 @@ pub(crate) mod tests {
         assert_eq!(
             split_overfull_pawn_groups(&probabilities, vec![pawns_and_bishops.clone()]),
             vec![pawns_and_bishops]
+        );
+    }
+
+    #[test]
+    fn a_side_read_with_more_than_eight_pawns_takes_the_back_rows_out_of_its_smaller_groups() {
+        let (probabilities, _) = pawns_and_slit_bishops();
+        // The light squares' pawns linked to the bishop on f1, the dark squares' to the one
+        // on c1: ten of White's pawns over two groups of five.
+        let light: Vec<usize> = [49, 51, 53, 55, 61].into();
+        let dark: Vec<usize> = [48, 50, 52, 54, 58].into();
+        let split = split_overfull_pawn_groups(&probabilities, vec![light, dark]);
+        assert_eq!(
+            split,
+            vec![vec![49, 51, 53, 55], vec![48, 50, 52, 54]],
+            "the bishops leave, each alone"
+        );
+        let squares = crate::compose::compose_grouped(
+            &{
+                let mut pooled = probabilities.clone();
+                pool(&mut pooled, &split);
+                pooled
+            },
+            false,
+            &split,
+        );
+        assert_eq!(
+            [Square::C1, Square::F1].map(|square| squares[square as usize].class),
+            [3, 3],
+            "out of the pawns' groups the back-rank rule reads them as bishops"
+        );
+        // A pair of the back row and one square more stays whole: the other may be the same
+        // piece (a bishop on f1 and its copy on g5).
+        let pair: Vec<usize> = vec![61, 30];
+        let mut with_pair = probabilities.clone();
+        with_pair[30] = two_way(1, 0.9, 3);
+        assert_eq!(
+            split_overfull_pawn_groups(&with_pair, vec![pair.clone()]),
+            vec![pair]
         );
     }
 
