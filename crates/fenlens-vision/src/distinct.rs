@@ -1224,55 +1224,68 @@ mod tests {
             || ((16..20).contains(&y) && (6..18).contains(&x))
     }
 
-    #[test]
-    fn on_small_squares_of_a_board_not_drawn_flat_a_doubted_design_takes_its_plainly_nearest_twin()
-    {
-        // A textured board of 50-pixel squares holding a game's look: both sides' pawns and
-        // kings and White's bishop on c1; on c8 a black piece read as a knight (a bishop at
-        // 0.3), drawn as a broad bishop. White's pawns on a2, c2 and e2 read unsurely or not.
-        let (c1, c8) = (cell(2, 0), cell(2, 7));
-        let (e1, e8) = (cell(4, 0), cell(4, 7));
-        let board = board_with(|c, x, y| {
+    /// A game's look: both sides' pawns on their second ranks, the kings on e1 and e8, White's
+    /// bishop on c1, and on c8 a black piece drawn as `c8_shape`; the empty squares carry a
+    /// texture's grain of `grain` (0: flat).
+    fn game_look(c8_shape: fn(usize, usize) -> bool, grain: f32) -> Rectified {
+        board_with(|c, x, y| {
             let rank = 7 - c / 8;
             let back = if same_colour(c, 0) { 0.8 } else { 0.4 };
-            let (shape, grey): (fn(usize, usize) -> bool, f32) = match c {
-                _ if c == c1 => (bishop, 0.9),
-                _ if c == c8 => (broad_bishop, 0.15),
-                _ if c == e1 => (king, 0.9),
-                _ if c == e8 => (king, 0.15),
-                _ if rank == 1 => (pawn, 0.9),
-                _ if rank == 6 => (pawn, 0.15),
+            let (shape, grey): (fn(usize, usize) -> bool, f32) = match (c % 8, rank) {
+                (2, 0) => (bishop, 0.9),
+                (2, 7) => (c8_shape, 0.15),
+                (4, 0) => (king, 0.9),
+                (4, 7) => (king, 0.15),
+                (_, 1) => (pawn, 0.9),
+                (_, 6) => (pawn, 0.15),
                 _ => {
-                    let grain = ((c * 31 + x * 7 + y * 13) % 11) as f32 / 10.0 - 0.5;
-                    return Some(back + 0.15 * grain);
+                    let speck = ((c * 31 + x * 7 + y * 13) % 11) as f32 / 10.0 - 0.5;
+                    return Some(back + grain * speck);
                 }
             };
             Some(if shape(x, y) { grey } else { back })
-        });
+        })
+    }
+
+    /// [`game_look`]'s readings: every piece read surely, but White's pawns on a2, c2 and e2
+    /// with a bishop at `pawn_doubt`, and the piece on c8 as a knight with a bishop at 0.3;
+    /// and the pawns' two groups.
+    fn game_look_read(pawn_doubt: f32) -> (Vec<[f32; CLASSES]>, Vec<Vec<usize>>) {
+        let mut read: Vec<(usize, usize, usize, f32)> = (0..8)
+            .flat_map(|f| {
+                let white = if [0, 2, 4].contains(&f) {
+                    pawn_doubt
+                } else {
+                    1e-3
+                };
+                [
+                    (cell(f, 1), WHITE_PAWN, WHITE_BISHOP, white),
+                    (cell(f, 6), BLACK_PAWN, BLACK_BISHOP, 1e-3),
+                ]
+            })
+            .collect();
+        read.extend([
+            (cell(2, 0), WHITE_BISHOP, WHITE_PAWN, 1e-3),
+            (cell(4, 0), WHITE_KING, WHITE_QUEEN, 1e-3),
+            (cell(4, 7), BLACK_KING, BLACK_BISHOP, 1e-3),
+            (cell(2, 7), BLACK_KNIGHT, BLACK_BISHOP, 0.3),
+        ]);
         let groups = vec![
             (0..8).map(|f| cell(f, 1)).collect(),
             (0..8).map(|f| cell(f, 6)).collect(),
         ];
+        (network(&read), groups)
+    }
+
+    #[test]
+    fn on_small_squares_of_a_board_not_drawn_flat_a_doubted_design_takes_its_plainly_nearest_twin()
+    {
+        // On a textured board of 50-pixel squares the piece on c8, drawn as a broad bishop,
+        // takes its role from c1's bishop where White's pawns on a2, c2 and e2 read unsurely
+        // (four unsure pieces: a doubted design), and not where they read surely.
+        let board = game_look(broad_bishop, 0.15);
         for (doubted, c8_after) in [(true, BLACK_BISHOP), (false, BLACK_KNIGHT)] {
-            let pawn_doubt = if doubted { 0.3 } else { 1e-3 };
-            let mut read: Vec<(usize, usize, usize, f32)> = (0..8)
-                .flat_map(|f| {
-                    [
-                        (cell(f, 1), WHITE_PAWN, WHITE_BISHOP, 1e-3),
-                        (cell(f, 6), BLACK_PAWN, BLACK_BISHOP, 1e-3),
-                    ]
-                })
-                .collect();
-            for f in [0, 2, 4] {
-                read[2 * f].3 = pawn_doubt;
-            }
-            read.extend([
-                (c1, WHITE_BISHOP, WHITE_PAWN, 1e-3),
-                (e1, WHITE_KING, WHITE_QUEEN, 1e-3),
-                (e8, BLACK_KING, BLACK_BISHOP, 1e-3),
-                (c8, BLACK_KNIGHT, BLACK_BISHOP, 0.3),
-            ]);
-            let read = network(&read);
+            let (read, groups) = game_look_read(if doubted { 0.3 } else { 1e-3 });
             assert!(!flat(&board, &read));
             assert_eq!(design_doubted(&compose(&read, false)), doubted);
             let (readings, changed) = composed_and_separated(&board, &read, &groups, 50.0);
@@ -1283,54 +1296,22 @@ mod tests {
 
     #[test]
     fn a_piece_takes_the_role_of_its_plainly_nearest_outline_of_the_other_side() {
-        // A game's look: both sides' pawns and kings and White's bishop on c1, read surely; on
-        // c8 a black piece read as a knight (a bishop at 0.3), drawn as a broad bishop (its
-        // outline over TWINS_BELOW from c1's, far nearer it than any other piece) or as a
-        // queen (near none).
+        // On a flat board the piece on c8 read as a knight (a bishop at 0.3), drawn as a broad
+        // bishop (its outline over TWINS_BELOW from c1's, far nearer it than any other piece)
+        // or as a queen (near none).
         let (c1, c8) = (cell(2, 0), cell(2, 7));
-        let (e1, e8) = (cell(4, 0), cell(4, 7));
+        let (read, groups) = game_look_read(1e-3);
         for (c8_shape, c8_after) in [
             (broad_bishop as fn(usize, usize) -> bool, BLACK_BISHOP),
             (queen, BLACK_KNIGHT),
         ] {
-            let board = board_with(|c, x, y| {
-                let rank = 7 - c / 8;
-                let (shape, grey): (fn(usize, usize) -> bool, f32) = match c {
-                    _ if c == c1 => (bishop, 0.9),
-                    _ if c == c8 => (c8_shape, 0.15),
-                    _ if c == e1 => (king, 0.9),
-                    _ if c == e8 => (king, 0.15),
-                    _ if rank == 1 => (pawn, 0.9),
-                    _ if rank == 6 => (pawn, 0.15),
-                    _ => return None,
-                };
-                shape(x, y).then_some(grey)
-            });
-            let mut read: Vec<(usize, usize, usize, f32)> = (0..8)
-                .flat_map(|f| {
-                    [
-                        (cell(f, 1), WHITE_PAWN, WHITE_BISHOP, 1e-3),
-                        (cell(f, 6), BLACK_PAWN, BLACK_BISHOP, 1e-3),
-                    ]
-                })
-                .collect();
-            read.extend([
-                (c1, WHITE_BISHOP, WHITE_PAWN, 1e-3),
-                (e1, WHITE_KING, WHITE_QUEEN, 1e-3),
-                (e8, BLACK_KING, BLACK_BISHOP, 1e-3),
-                (c8, BLACK_KNIGHT, BLACK_BISHOP, 0.3),
-            ]);
-            let read = network(&read);
+            let board = game_look(c8_shape, 0.0);
             let outlines = silhouettes(&board);
             let apart = |a: usize, b: usize| match (&outlines[a], &outlines[b]) {
                 (Some(a), Some(b)) => outline_distance(a, b),
                 _ => f32::INFINITY,
             };
             assert!(apart(c8, c1) > TWINS_BELOW, "{}", apart(c8, c1));
-            let groups = vec![
-                (0..8).map(|f| cell(f, 1)).collect(),
-                (0..8).map(|f| cell(f, 6)).collect(),
-            ];
             let (readings, changed) = composed_and_separated(&board, &read, &groups, 50.0);
             assert_eq!(readings[Square::C8 as usize].class, c8_after);
             assert_eq!(changed, c8_after == BLACK_BISHOP);
