@@ -596,10 +596,10 @@ fn on_back_row(cell: usize) -> bool {
 ///
 /// Since the fifty-first session a group of eight or fewer gives up its back-row squares too
 /// where its side is read with more pawns than eight over all its groups and lone squares
-/// (`read_more_than_allowed`), and where two or more of its squares stay: on small pictures the light
-/// squares' pawns link to the bishop on f1 and the dark squares' to the one on c1, and the
-/// composer then read all four light-square copies as bishops. A pair (a bishop on f1 linked
-/// to its copy on g5) stays whole, since its other square may be the same piece.
+/// (`read_more_than_allowed`), and where two or more of its squares stay: on small pictures
+/// the light squares' pawns link to the bishop on f1 and the dark squares' to the one on c1,
+/// and the composer then read all four light-square copies as bishops. A pair (a bishop on f1
+/// linked to its copy on g5) stays whole, since its other square may be the same piece.
 pub fn split_overfull_pawn_groups(
     probabilities: &[[f32; CLASSES]],
     groups: Vec<Vec<usize>>,

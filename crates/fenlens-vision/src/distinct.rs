@@ -44,9 +44,10 @@
 //! not drawn flat whose squares span at least [`TWINS_UNFLAT_PIXELS_FROM`] picture pixels (a
 //! textured board, a large photograph; below that, since the fifty-first session, plainly
 //! nearest twins on a doubted design's game-like reading), and they may move where the copies
-//! repeat too loosely for anything else to (below): a silhouette's outline is told on a large square past a
-//! texture's grain or a shaded drawing's, which part copies' pixels. Shipped four, `fenlens
-//! eval` (boards exact, before -> after): foreign designs of seeds 5150 / 31337 64.6 / 63.9 ->
+//! repeat too loosely for anything else to (below): a silhouette's outline is told on a large
+//! square past a texture's grain or a shaded drawing's, which part copies' pixels. Shipped
+//! four, `fenlens eval` (boards exact, before -> after): foreign designs of seeds 5150 / 31337
+//! 64.6 / 63.9 ->
 //! 65.0 / 64.2%, fonts of seeds 6161 / 4242 43.8 / 43.5 -> 44.4 / 44.5%; fresh pictures
 //! (seeds 8181 and 9292, rendered after the threshold was chosen) 60.3 -> 60.6% and 42.4 ->
 //! 43.3%; held-out lichess designs of seed 777 87.5 -> 87.8%, of seeds 2026 and 202, clean
@@ -169,10 +170,10 @@ pub const SQUARE_PIXELS_FROM: f32 = 30.0;
 /// outline of the other side as its twin ([`TWINS_NEAREST_BELOW`]), which a pixel or two of
 /// grain moves less than a distance under [`TWINS_BELOW`]: alfonso's black bishop on c5, read
 /// as a pawn beside White's two bishops on a canvas texture of 40-pixel squares (fresh foreign
-/// designs 8181, picture 806). Shipped four,
-/// boards gained / lost: +7 / -3 over the foreign designs and fonts of six seeds, the
-/// held-out lichess designs the same; held-out four +6 / -2. On every design, doubted or not:
-/// shipped four +16 / -9, of them 3 lost and none gained on the held-out lichess designs.
+/// designs 8181, picture 806). Shipped four, boards gained / lost: +7 / -3 over the foreign
+/// designs and fonts of six seeds, the held-out lichess designs the same; held-out four +6 /
+/// -2. On every design, doubted or not: shipped four +16 / -9, of them 3 lost and none gained
+/// on the held-out lichess designs.
 pub const TWINS_UNFLAT_PIXELS_FROM: f32 = 60.0;
 
 /// On a reading that looks like a game ([`prior::GAME_LIKE_FROM`]), a piece is also the twin
