@@ -1889,20 +1889,37 @@ mod tests {
         assert!(readings[Square::D3 as usize].uncertain());
     }
 
+    /// The kings and White's pawns at home, White's `pair` of pieces of `class` read surely, and
+    /// a third on `third` read as `third_read` (its class first), composed: the third stays
+    /// what it was read as (`shown`), too dear for [`compose`] to change.
+    fn a_third_too_dear_for_compose(
+        class: usize,
+        pair: [usize; 2],
+        third: usize,
+        third_read: &[(usize, f32)],
+        shown: char,
+    ) -> Vec<SquareReading> {
+        let mut probs = kings_and_white_pawns_at_home();
+        for cell in pair {
+            probs[cell] = certain(class);
+        }
+        probs[third] = reading(third_read);
+        let readings = compose(&probs, false);
+        let square = shown_at(third, false).expect("a square");
+        assert_eq!(
+            char_at(&readings, square),
+            Some(shown),
+            "too dear for compose"
+        );
+        readings
+    }
+
     #[test]
     fn a_piece_no_promotion_explains_may_become_the_king_its_side_lacks() {
         // White's king on e1 read as a third rook beside 8 pawns, too surely for the composer's
         // king rule, and alike to the rooks on a1 and h1, so the king rule adds no king there.
-        let mut probs = kings_and_white_pawns_at_home();
-        probs[A1] = certain(4);
-        probs[H1] = certain(4);
-        probs[E1] = reading(&[(4, 0.997), (6, 0.002)]);
-        let mut readings = compose(&probs, false);
-        assert_eq!(
-            char_at(&readings, Square::E1),
-            Some('R'),
-            "too dear for compose"
-        );
+        let mut readings =
+            a_third_too_dear_for_compose(4, [A1, H1], E1, &[(4, 0.997), (6, 0.002)], 'R');
         settle_facts_again(&mut readings, false, &[vec![A1, E1, H1]]);
         assert_eq!(char_at(&readings, Square::E1), Some('K'));
         assert_eq!(char_at(&readings, Square::A1), Some('R'));
@@ -1911,18 +1928,10 @@ mod tests {
 
     #[test]
     fn a_piece_no_promotion_explains_becomes_the_piece_it_costs_least_to_be() {
-        let mut probs = kings_and_white_pawns_at_home();
         // Beside 8 pawns, White's bishops on c1 and f1 and a third on d3, on f1's colour of
         // square: a knight read as a bishop five hundred times as surely as a knight.
-        probs[C1] = certain(3);
-        probs[F1] = certain(3);
-        probs[D3] = reading(&[(3, 0.995), (2, 0.002)]);
-        let mut readings = compose(&probs, false);
-        assert_eq!(
-            char_at(&readings, Square::D3),
-            Some('B'),
-            "too dear for compose"
-        );
+        let mut readings =
+            a_third_too_dear_for_compose(3, [C1, F1], D3, &[(3, 0.995), (2, 0.002)], 'B');
         settle_facts_again(&mut readings, false, &[]);
         assert_eq!(char_at(&readings, Square::D3), Some('N'));
         assert_eq!(char_at(&readings, Square::C1), Some('B'));
