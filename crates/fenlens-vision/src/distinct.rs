@@ -286,12 +286,14 @@ pub fn separate_drawings(
     );
     let m = units.members.len();
     let game_like = prior::game_likeness(&placement(readings)) >= prior::GAME_LIKE_FROM;
-    let conflicted = (0..m).any(|u| {
-        !units
-            .holders(readings, u, units.class(readings, u), &[])
-            .is_empty()
-    });
-    let split = game_like && !units.split_groups(readings, &vec![false; m]).is_empty();
+    // On small squares only twins move (below): the conflicts between units are not looked for.
+    let conflicted = !small
+        && (0..m).any(|u| {
+            !units
+                .holders(readings, u, units.class(readings, u), &[])
+                .is_empty()
+        });
+    let split = !small && game_like && !units.split_groups(readings, &vec![false; m]).is_empty();
     // Units of opposite sides drawn with one outline, on a board drawn flat or of large
     // squares (not small ones); elsewhere only plainly nearest ones, on a game-like reading,
     // and where the classifier does not doubt the design, only where neither holds a pawn.
@@ -325,10 +327,12 @@ pub fn separate_drawings(
     } else {
         COPIES_WITHIN
     };
-    let spread = spread.or_else(|| copies_spread(board, &pieces, &cells));
     // Where the squares are small or the copies repeat too loosely for the pixels to tell
     // drawings apart, only twins, which the outlines tell, may move.
-    let twins_only = small || spread.is_none_or(|q| q > within);
+    let twins_only = small
+        || spread
+            .or_else(|| copies_spread(board, &pieces, &cells))
+            .is_none_or(|q| q > within);
     if twins_only && !twinned {
         return false;
     }
