@@ -1326,6 +1326,20 @@ mod tests {
         (network(&read), groups)
     }
 
+    /// The class c8 holds and whether the separation changed anything, on squares too small
+    /// for the copies' pixels to be compared and on squares of 50 pixels: (square pixels, class,
+    /// changed) for each.
+    fn c8_small_and_large(
+        board: &Rectified,
+        read: &[[f32; CLASSES]],
+        groups: &[Vec<usize>],
+    ) -> [(f32, usize, bool); 2] {
+        [SQUARE_PIXELS_FROM - 10.0, 50.0].map(|square_pixels| {
+            let (readings, changed) = composed_and_separated(board, read, groups, square_pixels);
+            (square_pixels, readings[Square::C8 as usize].class, changed)
+        })
+    }
+
     #[test]
     fn on_small_squares_of_a_board_not_drawn_flat_a_piece_takes_its_plainly_nearest_twin() {
         // On a textured board of 50-pixel squares (and of squares too small for the copies'
@@ -1337,14 +1351,8 @@ mod tests {
             let (read, groups) = game_look_read(if doubted { 0.3 } else { 1e-3 });
             assert!(!flat(&board, &read));
             assert_eq!(design_doubted(&compose(&read, false)), doubted);
-            for square_pixels in [SQUARE_PIXELS_FROM - 10.0, 50.0] {
-                let (readings, changed) =
-                    composed_and_separated(&board, &read, &groups, square_pixels);
-                assert_eq!(
-                    readings[Square::C8 as usize].class,
-                    BLACK_BISHOP,
-                    "{doubted} {square_pixels}"
-                );
+            for (square_pixels, c8, changed) in c8_small_and_large(&board, &read, &groups) {
+                assert_eq!(c8, BLACK_BISHOP, "{doubted} {square_pixels}");
                 assert!(changed);
             }
         }
@@ -1429,14 +1437,8 @@ mod tests {
             };
             assert!(apart(c8, c1) > TWINS_BELOW, "{}", apart(c8, c1));
             // Also on squares too small for the copies' pixels to be compared.
-            for square_pixels in [SQUARE_PIXELS_FROM - 10.0, 50.0] {
-                let (readings, changed) =
-                    composed_and_separated(&board, &read, &groups, square_pixels);
-                assert_eq!(
-                    readings[Square::C8 as usize].class,
-                    c8_after,
-                    "{square_pixels}"
-                );
+            for (square_pixels, c8, changed) in c8_small_and_large(&board, &read, &groups) {
+                assert_eq!(c8, c8_after, "{square_pixels}");
                 assert_eq!(changed, c8_after == BLACK_BISHOP);
             }
         }
