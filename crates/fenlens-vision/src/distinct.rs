@@ -263,7 +263,8 @@ pub fn separate_drawings(
         .collect();
     let flat = drawn_flat(blank, readings, &cells);
     // A doubted design's board drawn flat is measured against its own spread of copies.
-    let doubted = design_doubted(readings) && flat;
+    let design_in_doubt = design_doubted(readings);
+    let doubted = design_in_doubt && flat;
     let spread = if doubted {
         copies_spread(board, &pieces, &cells)
     } else {
@@ -301,7 +302,7 @@ pub fn separate_drawings(
         units.twins(readings, game_like, true)
     } else if game_like {
         let nearest = units.twins(readings, game_like, false);
-        if design_doubted(readings) {
+        if design_in_doubt {
             nearest
         } else {
             let pawn = |u: usize| {
@@ -845,7 +846,7 @@ mod tests {
     fn bishop_among_pawns(grain: f32, second: usize) -> (Rectified, Vec<[f32; CLASSES]>) {
         let board = board_with(|cell, x, y| {
             let back = if same_colour(cell, 0) { 0.8 } else { 0.4 };
-            let shade = grain * (((cell * 31 + x * 7 + y * 13) % 11) as f32 / 10.0 - 0.5);
+            let shade = grain * speck(cell, x, y);
             let piece = match cell {
                 48 | 50 | 54 => pawn(x, y),
                 43 => bishop(x, y),
@@ -1123,7 +1124,7 @@ mod tests {
                 };
                 let grained = grain_everywhere || matches!(cell, 43 | 48 | 50 | 54);
                 let shade = if grained {
-                    grain * (((cell * 31 + x * 7 + y * 13) % 11) as f32 / 10.0 - 0.5)
+                    grain * speck(cell, x, y)
                 } else {
                     0.0
                 };
@@ -1179,7 +1180,7 @@ mod tests {
         let (c1, d3, f5) = (cell(2, 0), cell(3, 2), cell(5, 4));
         let board = board_with(|c, x, y| {
             let back = if same_colour(c, 0) { 0.8 } else { 0.4 };
-            let grain = ((c * 31 + x * 7 + y * 13) % 11) as f32 / 10.0 - 0.5;
+            let grain = speck(c, x, y);
             let piece = if white_pawns.contains(&c) {
                 pawn(x, y).then_some(0.9)
             } else if c == c1 {
@@ -1277,23 +1278,36 @@ mod tests {
     /// bishop on c1, and on c8 a black piece drawn as `c8_shape`; the empty squares carry a
     /// texture's grain of `grain` (0: flat).
     fn game_look(c8_shape: fn(usize, usize) -> bool, grain: f32) -> Rectified {
-        board_with(|c, x, y| {
-            let rank = 7 - c / 8;
-            let back = if same_colour(c, 0) { 0.8 } else { 0.4 };
-            let (shape, grey): (fn(usize, usize) -> bool, f32) = match (c % 8, rank) {
-                (2, 0) => (bishop, 0.9),
-                (2, 7) => (c8_shape, 0.15),
-                (4, 0) => (king, 0.9),
-                (4, 7) => (king, 0.15),
-                (_, 1) => (pawn, 0.9),
-                (_, 6) => (pawn, 0.15),
-                _ => {
-                    let speck = ((c * 31 + x * 7 + y * 13) % 11) as f32 / 10.0 - 0.5;
-                    return Some(back + grain * speck);
-                }
-            };
-            Some(if shape(x, y) { grey } else { back })
+        grained_board(grain, |c| match (c % 8, 7 - c / 8) {
+            (2, 0) => Some((bishop, 0.9)),
+            (2, 7) => Some((c8_shape, 0.15)),
+            (4, 0) => Some((king, 0.9)),
+            (4, 7) => Some((king, 0.15)),
+            (_, 1) => Some((pawn, 0.9)),
+            (_, 6) => Some((pawn, 0.15)),
+            _ => None,
         })
+    }
+
+    /// A piece's drawing: its shape and its grey.
+    type Drawn = (fn(usize, usize) -> bool, f32);
+
+    /// A board whose cells `drawn` gives a piece show it on a flat square; the other squares
+    /// carry a texture's grain of `grain` (0: flat).
+    fn grained_board(grain: f32, drawn: impl Fn(usize) -> Option<Drawn>) -> Rectified {
+        board_with(|c, x, y| {
+            let back = if same_colour(c, 0) { 0.8 } else { 0.4 };
+            Some(match drawn(c) {
+                Some((shape, grey)) if shape(x, y) => grey,
+                Some(_) => back,
+                None => back + grain * speck(c, x, y),
+            })
+        })
+    }
+
+    /// A texture's grain at pixel (x, y) of display cell `cell`: a fixed pattern in -0.5..0.5.
+    fn speck(cell: usize, x: usize, y: usize) -> f32 {
+        ((cell * 31 + x * 7 + y * 13) % 11) as f32 / 10.0 - 0.5
     }
 
     /// [`game_look`]'s readings: every piece read surely, but White's pawns on a2, c2 and e2
@@ -1366,21 +1380,18 @@ mod tests {
         let white_pawns: Vec<usize> = (0..3).map(|f| cell(f, 1)).collect();
         let black_pawns: Vec<usize> = (0..2).map(|f| cell(f, 6)).collect();
         let d5 = cell(3, 4);
-        let board = board_with(|c, x, y| {
-            let back = if same_colour(c, 0) { 0.8 } else { 0.4 };
-            let (shape, grey): (fn(usize, usize) -> bool, f32) = if white_pawns.contains(&c) {
-                (pawn, 0.9)
+        let board = grained_board(0.15, |c| {
+            if white_pawns.contains(&c) {
+                Some((pawn, 0.9))
             } else if black_pawns.contains(&c) || c == d5 {
-                (pawn, 0.15)
+                Some((pawn, 0.15))
             } else if c == cell(4, 0) {
-                (king, 0.9)
+                Some((king, 0.9))
             } else if c == cell(4, 7) {
-                (king, 0.15)
+                Some((king, 0.15))
             } else {
-                let speck = ((c * 31 + x * 7 + y * 13) % 11) as f32 / 10.0 - 0.5;
-                return Some(back + 0.15 * speck);
-            };
-            Some(if shape(x, y) { grey } else { back })
+                None
+            }
         });
         let mut read: Vec<(usize, usize, usize, f32)> = white_pawns
             .iter()
