@@ -58,6 +58,14 @@
 //! 64.1%, fonts 44.4 / 44.5 -> 44.8 / 44.7%, fresh pictures 60.6 -> 60.8% and 43.3 -> 43.8%,
 //! held-out lichess designs of seed 777 87.8 -> 87.7%, the rest the same.
 //!
+//! A unit apart from a unit of its class whose twin holds another role takes that role or
+//! stays (fifty-third session): its outline says which role it is, where the network's next
+//! choice would leave it unlike its twin. Condal's black bishop on e7, read as a pawn under a
+//! doubted design's heavier prior, took the knight the network put second rather than the
+//! bishop of its white twin on b2 (fonts 6161, picture 186). Shipped four, boards gained /
+//! lost: +11 / -4 over the foreign designs and fonts of six seeds, the held-out lichess designs
+//! of three, whole screens and thumbnails; held-out four +6 / -2.
+//!
 //! Units apart move only where the drawings' pixels can be compared: boards whose squares span at
 //! least [`SQUARE_PIXELS_FROM`] pixels of the picture, and where copies repeat closely (the lower
 //! quartile over the pieces of the [`distance`] to the likest piece on a square of the same colour
@@ -651,7 +659,14 @@ impl<'a, 'b> Units<'a, 'b> {
             if self.holders(readings, u, now, &[]).is_empty() {
                 continue;
             }
-            for to in (1..CLASSES).filter(|&to| to != now && same_side(to, now)) {
+            // Where a twin of the other side holds another role, the outline says which role
+            // the unit is: it takes that one or stays.
+            let told = self.roles_of_twins(readings, u, twins);
+            for to in (1..CLASSES).filter(|&to| {
+                to != now
+                    && same_side(to, now)
+                    && (told.is_empty() || class_piece(to).is_some_and(|p| told.contains(&p.role)))
+            }) {
                 let first = vec![self.step(readings, u, to, logs)];
                 tries.extend(self.moves_to(round, first, &[u], to, game_like));
             }
@@ -678,6 +693,22 @@ impl<'a, 'b> Units<'a, 'b> {
             }
         }
         tries
+    }
+
+    /// The roles other than unit `u`'s own that its `twins` of the other side hold.
+    fn roles_of_twins(
+        &self,
+        readings: &[SquareReading],
+        u: usize,
+        twins: &[(usize, usize)],
+    ) -> Vec<Role> {
+        let own = class_piece(self.class(readings, u)).map(|p| p.role);
+        twins
+            .iter()
+            .filter(|&&(a, _)| a == u)
+            .filter_map(|&(_, v)| class_piece(self.class(readings, v)).map(|p| p.role))
+            .filter(|&role| Some(role) != own)
+            .collect()
     }
 
     /// The ways to make the moves `base`, which give the `members` (units) class `to`: alone,
@@ -1104,6 +1135,48 @@ mod tests {
                 &[]
             };
             assert_eq!(changed, moved);
+        }
+    }
+
+    #[test]
+    fn a_piece_apart_from_its_copies_takes_its_twin_s_role_over_the_network_s_next_choice() {
+        const BLACK_PAWN: usize = 7;
+        const BLACK_KNIGHT: usize = 8;
+        const BLACK_BISHOP: usize = 9;
+        // Black pawns on b7, d7, f7 and h7 read surely; on f5 (a square of their colour) a
+        // black bishop read as a pawn, the network's next choice the knight; on c1 a white
+        // piece read surely as a bishop, drawn with the black bishop's outline or a queen's.
+        let black_pawns = [cell(1, 6), cell(3, 6), cell(5, 6), cell(7, 6)];
+        let (c1, f5) = (cell(2, 0), cell(5, 4));
+        type Shape = fn(usize, usize) -> bool;
+        let shapes: [(Shape, usize); 2] = [(bishop, BLACK_BISHOP), (queen, BLACK_KNIGHT)];
+        for (c1_shape, f5_after) in shapes {
+            let board = board_with(|c, x, y| {
+                if black_pawns.contains(&c) {
+                    pawn(x, y).then_some(0.1)
+                } else if c == f5 {
+                    bishop(x, y).then_some(0.1)
+                } else if c == c1 {
+                    c1_shape(x, y).then_some(0.95)
+                } else {
+                    None
+                }
+            });
+            let mut read: Vec<(usize, usize, usize, f32)> = black_pawns
+                .iter()
+                .map(|&c| (c, BLACK_PAWN, BLACK_KNIGHT, 1e-3))
+                .collect();
+            read.push((c1, WHITE_BISHOP, WHITE_PAWN, 1e-3));
+            let mut read = network(&read);
+            read[f5] = [1e-7; CLASSES];
+            read[f5][BLACK_PAWN] = 0.6;
+            read[f5][BLACK_KNIGHT] = 0.35;
+            read[f5][BLACK_BISHOP] = 0.05;
+            assert_eq!(compose(&read, false)[Square::F5 as usize].class, BLACK_PAWN);
+            let (classes, changed) = after_separation(&board, &[black_pawns.to_vec()], &read);
+            assert_eq!(classes[Square::F5 as usize], f5_after);
+            assert_eq!(classes[Square::C1 as usize], WHITE_BISHOP);
+            assert_eq!(changed, [Square::F5]);
         }
     }
 
