@@ -661,11 +661,9 @@ impl<'a, 'b> Units<'a, 'b> {
             }
             // Where a twin of the other side holds another role, the outline says which role
             // the unit is: it takes that one or stays.
-            let told = self.roles_of_twins(readings, u, twins);
+            let told = self.twins_roles(readings, u, twins);
             for to in (1..CLASSES).filter(|&to| {
-                to != now
-                    && same_side(to, now)
-                    && (told.is_empty() || class_piece(to).is_some_and(|p| told.contains(&p.role)))
+                to != now && same_side(to, now) && (told.is_empty() || told.contains(&to))
             }) {
                 let first = vec![self.step(readings, u, to, logs)];
                 tries.extend(self.moves_to(round, first, &[u], to, game_like));
@@ -695,19 +693,19 @@ impl<'a, 'b> Units<'a, 'b> {
         tries
     }
 
-    /// The roles other than unit `u`'s own that its `twins` of the other side hold.
-    fn roles_of_twins(
+    /// The classes of unit `u`'s side in the roles other than its own that its `twins` of the
+    /// other side hold ([`in_role_of`]).
+    fn twins_roles(
         &self,
         readings: &[SquareReading],
         u: usize,
         twins: &[(usize, usize)],
-    ) -> Vec<Role> {
-        let own = class_piece(self.class(readings, u)).map(|p| p.role);
+    ) -> Vec<usize> {
+        let own = self.class(readings, u);
         twins
             .iter()
             .filter(|&&(a, _)| a == u)
-            .filter_map(|&(_, v)| class_piece(self.class(readings, v)).map(|p| p.role))
-            .filter(|&role| Some(role) != own)
+            .filter_map(|&(_, v)| in_role_of(own, self.class(readings, v)))
             .collect()
     }
 
@@ -1093,6 +1091,20 @@ mod tests {
         assert_eq!(changed, [Square::A2]);
     }
 
+    /// A piece's shape in a cell (column, row).
+    type Shape = fn(usize, usize) -> bool;
+
+    /// A board with the given pieces drawn: each cell's shape in its grey (near white for
+    /// White's pieces, near black for Black's).
+    fn drawn(pieces: &[(usize, Shape, f32)]) -> Rectified {
+        board_with(|c, x, y| {
+            pieces
+                .iter()
+                .find(|&&(cell, ..)| cell == c)
+                .and_then(|&(_, shape, grey)| shape(x, y).then_some(grey))
+        })
+    }
+
     #[test]
     fn a_piece_drawn_like_a_piece_of_the_other_side_takes_its_role() {
         const BLACK_KNIGHT: usize = 8;
@@ -1102,20 +1114,14 @@ mod tests {
         // with a queen's.
         let white_pawns = [cell(0, 1), cell(2, 1), cell(4, 1), cell(6, 1)];
         let (c1, f5) = (cell(2, 0), cell(5, 4));
-        type Shape = fn(usize, usize) -> bool;
         let shapes: [(Shape, usize); 2] = [(bishop, BLACK_BISHOP), (queen, BLACK_KNIGHT)];
         for (f5_shape, f5_after) in shapes {
-            let board = board_with(|c, x, y| {
-                if white_pawns.contains(&c) {
-                    pawn(x, y).then_some(0.95)
-                } else if c == c1 {
-                    bishop(x, y).then_some(0.95)
-                } else if c == f5 {
-                    f5_shape(x, y).then_some(0.1)
-                } else {
-                    None
-                }
-            });
+            let mut pieces: Vec<(usize, Shape, f32)> = white_pawns
+                .iter()
+                .map(|&c| (c, pawn as Shape, 0.95))
+                .collect();
+            pieces.extend([(c1, bishop as Shape, 0.95), (f5, f5_shape, 0.1)]);
+            let board = drawn(&pieces);
             let mut read: Vec<(usize, usize, usize, f32)> = white_pawns
                 .iter()
                 .map(|&c| (c, WHITE_PAWN, WHITE_BISHOP, 1e-3))
@@ -1148,20 +1154,14 @@ mod tests {
         // piece read surely as a bishop, drawn with the black bishop's outline or a queen's.
         let black_pawns = [cell(1, 6), cell(3, 6), cell(5, 6), cell(7, 6)];
         let (c1, f5) = (cell(2, 0), cell(5, 4));
-        type Shape = fn(usize, usize) -> bool;
         let shapes: [(Shape, usize); 2] = [(bishop, BLACK_BISHOP), (queen, BLACK_KNIGHT)];
         for (c1_shape, f5_after) in shapes {
-            let board = board_with(|c, x, y| {
-                if black_pawns.contains(&c) {
-                    pawn(x, y).then_some(0.1)
-                } else if c == f5 {
-                    bishop(x, y).then_some(0.1)
-                } else if c == c1 {
-                    c1_shape(x, y).then_some(0.95)
-                } else {
-                    None
-                }
-            });
+            let mut pieces: Vec<(usize, Shape, f32)> = black_pawns
+                .iter()
+                .map(|&c| (c, pawn as Shape, 0.1))
+                .collect();
+            pieces.extend([(f5, bishop as Shape, 0.1), (c1, c1_shape, 0.95)]);
+            let board = drawn(&pieces);
             let mut read: Vec<(usize, usize, usize, f32)> = black_pawns
                 .iter()
                 .map(|&c| (c, BLACK_PAWN, BLACK_KNIGHT, 1e-3))
