@@ -58,13 +58,15 @@
 //! 64.1%, fonts 44.4 / 44.5 -> 44.8 / 44.7%, fresh pictures 60.6 -> 60.8% and 43.3 -> 43.8%,
 //! held-out lichess designs of seed 777 87.8 -> 87.7%, the rest the same.
 //!
-//! A unit apart from a unit of its class whose twin holds another role takes that role or
-//! stays (fifty-third session): its outline says which role it is, where the network's next
-//! choice would leave it unlike its twin. Condal's black bishop on e7, read as a pawn under a
-//! doubted design's heavier prior, took the knight the network put second rather than the
-//! bishop of its white twin on b2 (fonts 6161, picture 186). Shipped four, boards gained /
-//! lost: +11 / -4 over the foreign designs and fonts of six seeds, the held-out lichess designs
-//! of three, whole screens and thumbnails; held-out four +6 / -2.
+//! A unit apart from a unit of its class whose twin holds another role takes that role, or
+//! takes a third role together with its twin, or stays (fifty-third session): the outlines say
+//! the two hold one role, where the network's next choice would leave them unlike. Condal's
+//! black bishop on e7, read as a pawn under a doubted design's heavier prior, took the knight
+//! the network put second rather than the bishop of its white twin on b2 (fonts 6161, picture
+//! 186); mediaeval's bishops on c1 and c8, read as a knight and a queen, each other's twins,
+//! now both take the bishop's role (fresh fonts 9292, picture 355). Shipped four, boards
+//! gained / lost: +10 / -1 over the foreign designs and fonts of six seeds, the held-out
+//! lichess designs of three, whole screens and thumbnails; held-out four +6 / -0.
 //!
 //! Units apart move only where the drawings' pixels can be compared: boards whose squares span at
 //! least [`SQUARE_PIXELS_FROM`] pixels of the picture, and where copies repeat closely (the lower
@@ -659,14 +661,16 @@ impl<'a, 'b> Units<'a, 'b> {
             if self.holders(readings, u, now, &[]).is_empty() {
                 continue;
             }
-            // Where a twin of the other side holds another role, the outline says which role
-            // the unit is: it takes that one or stays.
+            // Where a twin of the other side holds another role, the outline says the two
+            // hold one role: the unit takes its twin's, or both take a third together.
             let told = self.twins_roles(readings, u, twins);
-            for to in (1..CLASSES).filter(|&to| {
-                to != now && same_side(to, now) && (told.is_empty() || told.contains(&to))
-            }) {
-                let first = vec![self.step(readings, u, to, logs)];
-                tries.extend(self.moves_to(round, first, &[u], to, game_like));
+            for to in (1..CLASSES).filter(|&to| to != now && same_side(to, now)) {
+                if told.is_empty() || told.contains(&to) {
+                    let first = vec![self.step(readings, u, to, logs)];
+                    tries.extend(self.moves_to(round, first, &[u], to, game_like));
+                } else if let Some(together) = self.with_twins(round, u, to, twins) {
+                    tries.extend(self.moves_to(round, together, &[u], to, false));
+                }
             }
         }
         // A unit whose twin of the other side holds another role may take that role.
@@ -707,6 +711,41 @@ impl<'a, 'b> Units<'a, 'b> {
             .filter(|&&(a, _)| a == u)
             .filter_map(|&(_, v)| in_role_of(own, self.class(readings, v)))
             .collect()
+    }
+
+    /// Unit `u` taking class `to` with its `twins` that hold another role than its own, each
+    /// taking `to`'s role in its colour. None where a twin has moved this `round` or a unit
+    /// apart from a twin holds its new class.
+    fn with_twins(
+        &mut self,
+        round: &Round,
+        u: usize,
+        to: usize,
+        twins: &[(usize, usize)],
+    ) -> Option<Vec<Move>> {
+        let readings = round.readings;
+        let now = self.class(readings, u);
+        let mut others: Vec<usize> = twins
+            .iter()
+            .filter(|&&(a, v)| a == u && in_role_of(now, self.class(readings, v)).is_some())
+            .map(|&(_, v)| v)
+            .collect();
+        others.sort_unstable();
+        others.dedup();
+        if others.iter().any(|&v| round.moved[v]) {
+            return None;
+        }
+        let mut members = vec![u];
+        members.extend(&others);
+        let mut together = vec![self.step(readings, u, to, round.logs)];
+        for &v in &others {
+            let class = in_role_of(self.class(readings, v), to)?;
+            if !self.holders(readings, v, class, &members).is_empty() {
+                return None;
+            }
+            together.push(self.step(readings, v, class, round.logs));
+        }
+        Some(together)
     }
 
     /// The ways to make the moves `base`, which give the `members` (units) class `to`: alone,
@@ -1144,40 +1183,65 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_piece_apart_from_its_copies_takes_its_twin_s_role_over_the_network_s_next_choice() {
-        const BLACK_PAWN: usize = 7;
-        const BLACK_KNIGHT: usize = 8;
-        const BLACK_BISHOP: usize = 9;
-        // Black pawns on b7, d7, f7 and h7 read surely; on f5 (a square of their colour) a
-        // black bishop read as a pawn, the network's next choice the knight; on c1 a white
-        // piece read surely as a bishop, drawn with the black bishop's outline or a queen's.
+    /// Black pawns on b7, d7, f7 and h7 read surely; on f5 (a square of their colour) a black
+    /// bishop read as a pawn, the network's next choice the knight (0.35, the bishop 0.05); on
+    /// c1 a white piece of `c1_shape` read as `c1_read` says (first class, second class, the
+    /// second's share). Returns the board, the pawns' group and the network's probabilities.
+    fn bishop_among_black_pawns(
+        c1_shape: Shape,
+        c1_read: (usize, usize, f32),
+    ) -> (Rectified, Vec<Vec<usize>>, Vec<[f32; CLASSES]>) {
         let black_pawns = [cell(1, 6), cell(3, 6), cell(5, 6), cell(7, 6)];
         let (c1, f5) = (cell(2, 0), cell(5, 4));
+        let mut pieces: Vec<(usize, Shape, f32)> = black_pawns
+            .iter()
+            .map(|&c| (c, pawn as Shape, 0.1))
+            .collect();
+        pieces.extend([(f5, bishop as Shape, 0.1), (c1, c1_shape, 0.95)]);
+        let mut read: Vec<(usize, usize, usize, f32)> = black_pawns
+            .iter()
+            .map(|&c| (c, BLACK_PAWN, BLACK_KNIGHT, 1e-3))
+            .collect();
+        let (first, second, share) = c1_read;
+        read.push((c1, first, second, share));
+        let mut read = network(&read);
+        read[f5] = [1e-7; CLASSES];
+        read[f5][BLACK_PAWN] = 0.6;
+        read[f5][BLACK_KNIGHT] = 0.35;
+        read[f5][BLACK_BISHOP] = 0.05;
+        assert_eq!(compose(&read, false)[Square::F5 as usize].class, BLACK_PAWN);
+        (drawn(&pieces), vec![black_pawns.to_vec()], read)
+    }
+
+    #[test]
+    fn a_piece_apart_from_its_copies_takes_its_twin_s_role_over_the_network_s_next_choice() {
+        // Beside a white bishop of its outline f5 takes the bishop; beside a white piece of
+        // another outline, the knight the network puts second.
         let shapes: [(Shape, usize); 2] = [(bishop, BLACK_BISHOP), (queen, BLACK_KNIGHT)];
         for (c1_shape, f5_after) in shapes {
-            let mut pieces: Vec<(usize, Shape, f32)> = black_pawns
-                .iter()
-                .map(|&c| (c, pawn as Shape, 0.1))
-                .collect();
-            pieces.extend([(f5, bishop as Shape, 0.1), (c1, c1_shape, 0.95)]);
-            let board = drawn(&pieces);
-            let mut read: Vec<(usize, usize, usize, f32)> = black_pawns
-                .iter()
-                .map(|&c| (c, BLACK_PAWN, BLACK_KNIGHT, 1e-3))
-                .collect();
-            read.push((c1, WHITE_BISHOP, WHITE_PAWN, 1e-3));
-            let mut read = network(&read);
-            read[f5] = [1e-7; CLASSES];
-            read[f5][BLACK_PAWN] = 0.6;
-            read[f5][BLACK_KNIGHT] = 0.35;
-            read[f5][BLACK_BISHOP] = 0.05;
-            assert_eq!(compose(&read, false)[Square::F5 as usize].class, BLACK_PAWN);
-            let (classes, changed) = after_separation(&board, &[black_pawns.to_vec()], &read);
+            let c1_read = (WHITE_BISHOP, WHITE_PAWN, 1e-3);
+            let (board, groups, read) = bishop_among_black_pawns(c1_shape, c1_read);
+            let (classes, changed) = after_separation(&board, &groups, &read);
             assert_eq!(classes[Square::F5 as usize], f5_after);
             assert_eq!(classes[Square::C1 as usize], WHITE_BISHOP);
             assert_eq!(changed, [Square::F5]);
         }
+    }
+
+    #[test]
+    fn a_piece_and_its_twin_read_in_two_wrong_roles_take_a_third_together() {
+        // The white bishop on c1, f5's twin, read as a queen (a bishop at 0.3): neither the
+        // pawn's role nor the queen's fits both, the bishop's does.
+        let (board, groups, read) =
+            bishop_among_black_pawns(bishop, (WHITE_QUEEN, WHITE_BISHOP, 0.3));
+        assert_eq!(
+            compose(&read, false)[Square::C1 as usize].class,
+            WHITE_QUEEN
+        );
+        let (classes, changed) = after_separation(&board, &groups, &read);
+        assert_eq!(classes[Square::F5 as usize], BLACK_BISHOP);
+        assert_eq!(classes[Square::C1 as usize], WHITE_BISHOP);
+        assert_eq!(changed, [Square::C1, Square::F5]);
     }
 
     #[test]
