@@ -663,12 +663,16 @@ impl<'a, 'b> Units<'a, 'b> {
             }
             // Where a twin of the other side holds another role, the outline says the two
             // hold one role: the unit takes its twin's, or both take a third together.
-            let told = self.twins_roles(readings, u, twins);
+            let unlike = self.twins_in_other_roles(readings, u, twins);
+            let told: Vec<usize> = unlike
+                .iter()
+                .filter_map(|&v| in_role_of(now, self.class(readings, v)))
+                .collect();
             for to in (1..CLASSES).filter(|&to| to != now && same_side(to, now)) {
                 if told.is_empty() || told.contains(&to) {
                     let first = vec![self.step(readings, u, to, logs)];
                     tries.extend(self.moves_to(round, first, &[u], to, game_like));
-                } else if let Some(together) = self.with_twins(round, u, to, twins) {
+                } else if let Some(together) = self.with_twins(round, u, to, &unlike) {
                     tries.extend(self.moves_to(round, together, &[u], to, false));
                 }
             }
@@ -697,48 +701,42 @@ impl<'a, 'b> Units<'a, 'b> {
         tries
     }
 
-    /// The classes of unit `u`'s side in the roles other than its own that its `twins` of the
-    /// other side hold ([`in_role_of`]).
-    fn twins_roles(
+    /// Unit `u`'s `twins` of the other side that hold another role than its own, each once.
+    fn twins_in_other_roles(
         &self,
         readings: &[SquareReading],
         u: usize,
         twins: &[(usize, usize)],
     ) -> Vec<usize> {
         let own = self.class(readings, u);
-        twins
+        let mut unlike: Vec<usize> = twins
             .iter()
-            .filter(|&&(a, _)| a == u)
-            .filter_map(|&(_, v)| in_role_of(own, self.class(readings, v)))
-            .collect()
+            .filter(|&&(a, v)| a == u && in_role_of(own, self.class(readings, v)).is_some())
+            .map(|&(_, v)| v)
+            .collect();
+        unlike.sort_unstable();
+        unlike.dedup();
+        unlike
     }
 
-    /// Unit `u` taking class `to` with its `twins` that hold another role than its own, each
-    /// taking `to`'s role in its colour. None where a twin has moved this `round` or a unit
-    /// apart from a twin holds its new class.
+    /// Unit `u` taking class `to` with its twins `unlike` ([`Units::twins_in_other_roles`]),
+    /// each taking `to`'s role in its colour. None where one of them has moved this `round` or
+    /// a unit apart from one of them holds its new class.
     fn with_twins(
         &mut self,
         round: &Round,
         u: usize,
         to: usize,
-        twins: &[(usize, usize)],
+        unlike: &[usize],
     ) -> Option<Vec<Move>> {
         let readings = round.readings;
-        let now = self.class(readings, u);
-        let mut others: Vec<usize> = twins
-            .iter()
-            .filter(|&&(a, v)| a == u && in_role_of(now, self.class(readings, v)).is_some())
-            .map(|&(_, v)| v)
-            .collect();
-        others.sort_unstable();
-        others.dedup();
-        if others.iter().any(|&v| round.moved[v]) {
+        if unlike.iter().any(|&v| round.moved[v]) {
             return None;
         }
         let mut members = vec![u];
-        members.extend(&others);
+        members.extend(unlike);
         let mut together = vec![self.step(readings, u, to, round.logs)];
-        for &v in &others {
+        for &v in unlike {
             let class = in_role_of(self.class(readings, v), to)?;
             if !self.holders(readings, v, class, &members).is_empty() {
                 return None;
@@ -1022,7 +1020,7 @@ mod tests {
 
     /// A first-rank drawing: its file, its shape, and what the network reads on it (first
     /// class, second class, the second's share).
-    type FirstRank = (usize, fn(usize, usize) -> bool, (usize, usize, f32));
+    type FirstRank = (usize, Shape, (usize, usize, f32));
 
     /// The display cell of a square given by file and rank (both from 0).
     fn cell(file: usize, rank: usize) -> usize {
@@ -1130,17 +1128,14 @@ mod tests {
         assert_eq!(changed, [Square::A2]);
     }
 
-    /// A piece's shape in a cell (column, row).
-    type Shape = fn(usize, usize) -> bool;
-
-    /// A board with the given pieces drawn: each cell's shape in its grey (near white for
-    /// White's pieces, near black for Black's).
-    fn drawn(pieces: &[(usize, Shape, f32)]) -> Rectified {
-        board_with(|c, x, y| {
+    /// A flat board with the given pieces drawn ([`grained_board`] without grain), each at
+    /// its display cell.
+    fn flat_board(pieces: &[(usize, Drawn)]) -> Rectified {
+        grained_board(0.0, |c| {
             pieces
                 .iter()
-                .find(|&&(cell, ..)| cell == c)
-                .and_then(|&(_, shape, grey)| shape(x, y).then_some(grey))
+                .find(|&&(cell, _)| cell == c)
+                .map(|&(_, drawing)| drawing)
         })
     }
 
@@ -1155,12 +1150,12 @@ mod tests {
         let (c1, f5) = (cell(2, 0), cell(5, 4));
         let shapes: [(Shape, usize); 2] = [(bishop, BLACK_BISHOP), (queen, BLACK_KNIGHT)];
         for (f5_shape, f5_after) in shapes {
-            let mut pieces: Vec<(usize, Shape, f32)> = white_pawns
+            let mut pieces: Vec<(usize, Drawn)> = white_pawns
                 .iter()
-                .map(|&c| (c, pawn as Shape, 0.95))
+                .map(|&c| (c, (pawn as Shape, 0.95)))
                 .collect();
-            pieces.extend([(c1, bishop as Shape, 0.95), (f5, f5_shape, 0.1)]);
-            let board = drawn(&pieces);
+            pieces.extend([(c1, (bishop as Shape, 0.95)), (f5, (f5_shape, 0.1))]);
+            let board = flat_board(&pieces);
             let mut read: Vec<(usize, usize, usize, f32)> = white_pawns
                 .iter()
                 .map(|&c| (c, WHITE_PAWN, WHITE_BISHOP, 1e-3))
@@ -1193,11 +1188,11 @@ mod tests {
     ) -> (Rectified, Vec<Vec<usize>>, Vec<[f32; CLASSES]>) {
         let black_pawns = [cell(1, 6), cell(3, 6), cell(5, 6), cell(7, 6)];
         let (c1, f5) = (cell(2, 0), cell(5, 4));
-        let mut pieces: Vec<(usize, Shape, f32)> = black_pawns
+        let mut pieces: Vec<(usize, Drawn)> = black_pawns
             .iter()
-            .map(|&c| (c, pawn as Shape, 0.1))
+            .map(|&c| (c, (pawn as Shape, 0.1)))
             .collect();
-        pieces.extend([(f5, bishop as Shape, 0.1), (c1, c1_shape, 0.95)]);
+        pieces.extend([(f5, (bishop as Shape, 0.1)), (c1, (c1_shape, 0.95))]);
         let mut read: Vec<(usize, usize, usize, f32)> = black_pawns
             .iter()
             .map(|&c| (c, BLACK_PAWN, BLACK_KNIGHT, 1e-3))
@@ -1210,7 +1205,7 @@ mod tests {
         read[f5][BLACK_KNIGHT] = 0.35;
         read[f5][BLACK_BISHOP] = 0.05;
         assert_eq!(compose(&read, false)[Square::F5 as usize].class, BLACK_PAWN);
-        (drawn(&pieces), vec![black_pawns.to_vec()], read)
+        (flat_board(&pieces), vec![black_pawns.to_vec()], read)
     }
 
     #[test]
@@ -1414,7 +1409,7 @@ mod tests {
     /// A game's look: both sides' pawns on their second ranks, the kings on e1 and e8, White's
     /// bishop on c1, and on c8 a black piece drawn as `c8_shape`; the empty squares carry a
     /// texture's grain of `grain` (0: flat).
-    fn game_look(c8_shape: fn(usize, usize) -> bool, grain: f32) -> Rectified {
+    fn game_look(c8_shape: Shape, grain: f32) -> Rectified {
         grained_board(grain, |c| match (c % 8, 7 - c / 8) {
             (2, 0) => Some((bishop, 0.9)),
             (2, 7) => Some((c8_shape, 0.15)),
@@ -1426,8 +1421,11 @@ mod tests {
         })
     }
 
+    /// A piece's shape in a cell (column, row).
+    type Shape = fn(usize, usize) -> bool;
+
     /// A piece's drawing: its shape and its grey.
-    type Drawn = (fn(usize, usize) -> bool, f32);
+    type Drawn = (Shape, f32);
 
     /// A board whose cells `drawn` gives a piece show it on a flat square; the other squares
     /// carry a texture's grain of `grain` (0: flat).
@@ -1573,10 +1571,7 @@ mod tests {
         // or as a queen (near none).
         let (c1, c8) = (cell(2, 0), cell(2, 7));
         let (read, groups) = game_look_read(1e-3);
-        for (c8_shape, c8_after) in [
-            (broad_bishop as fn(usize, usize) -> bool, BLACK_BISHOP),
-            (queen, BLACK_KNIGHT),
-        ] {
+        for (c8_shape, c8_after) in [(broad_bishop as Shape, BLACK_BISHOP), (queen, BLACK_KNIGHT)] {
             let board = game_look(c8_shape, 0.0);
             let outlines = silhouettes(&board);
             let apart = |a: usize, b: usize| match (&outlines[a], &outlines[b]) {
