@@ -30,7 +30,12 @@
 //! - the units cut from one group by the classes their squares hold (copies of one drawing
 //!   that the composer's facts or prior read as two pieces: two rooks of a font read as the king
 //!   and a rook) may all take one class of their side, the one unit apart from them that holds
-//!   it moving on as above.
+//!   it moving on as above; since the fifty-fourth session also copies read as one role in two
+//!   colours, which take one of the two classes they hold: leipzig's black rook on g7, read as
+//!   White's under a doubted design's heavier prior while its copy on a8 was read as Black's
+//!   (fresh foreign designs 8181, picture 109). Shipped four +2 / -0 over the foreign designs and
+//!   fonts of six seeds, the held-out lichess designs of three, whole screens and thumbnails;
+//!   held-out four +1 / -0.
 //!
 //! Pieces set out at will are left to the single moves, since kings too many there are true.
 //!
@@ -726,7 +731,17 @@ impl<'a, 'b> Units<'a, 'b> {
         if game_like && !twins_only {
             for parts in self.split_groups(readings, moved) {
                 let side = self.class(readings, parts[0]);
-                for to in (1..CLASSES).filter(|&to| same_side(to, side)) {
+                let held: Vec<usize> = parts.iter().map(|&u| self.class(readings, u)).collect();
+                let one_side = held.iter().all(|&class| same_side(class, side));
+                // Parts of one role read in two colours take one of the two.
+                let open = |to: usize| {
+                    if one_side {
+                        same_side(to, side)
+                    } else {
+                        held.contains(&to)
+                    }
+                };
+                for to in (1..CLASSES).filter(|&to| open(to)) {
                     let unified: Vec<Move> = parts
                         .iter()
                         .filter(|&&u| self.class(readings, u) != to)
@@ -838,7 +853,9 @@ impl<'a, 'b> Units<'a, 'b> {
     }
 
     /// The units of each group (one drawing) that no longer hold one class, where none has
-    /// moved and all hold pieces of one side.
+    /// moved and all hold pieces of one side, or one role in two colours (since the
+    /// fifty-fourth session: leipzig's black rooks, drawn white with black joints, one read
+    /// as White's).
     fn split_groups(&self, readings: &[SquareReading], moved: &[bool]) -> Vec<Vec<usize>> {
         let mut seen: Vec<usize> = self.group_of.iter().flatten().copied().collect();
         seen.sort_unstable();
@@ -851,9 +868,15 @@ impl<'a, 'b> Units<'a, 'b> {
             })
             .filter(|parts| {
                 let first = self.class(readings, parts[0]);
-                parts
+                let role = |class: usize| class_piece(class).map(|p| p.role);
+                let one_side = parts
                     .iter()
-                    .all(|&u| !moved[u] && same_side(self.class(readings, u), first))
+                    .all(|&u| same_side(self.class(readings, u), first));
+                let one_role = parts
+                    .iter()
+                    .all(|&u| role(self.class(readings, u)) == role(first));
+                parts.iter().all(|&u| !moved[u])
+                    && (one_side || one_role)
                     && parts.iter().any(|&u| self.class(readings, u) != first)
             })
             .collect()
@@ -1167,6 +1190,27 @@ mod tests {
         let (classes, changed) = after_separation(&board, &groups, &read);
         assert_eq!(classes[Square::A2 as usize], WHITE_PAWN);
         assert_eq!(changed, [Square::A2]);
+    }
+
+    #[test]
+    fn copies_of_one_drawing_read_in_two_colours_take_one() {
+        // White's rooks on a1 and h1, one drawing (the queen's shape stands in for a rook),
+        // h1 read as Black's (White's at 0.3): both are White's again.
+        const WHITE_ROOK: usize = 4;
+        const BLACK_ROOK: usize = 10;
+        let first_rank: [FirstRank; 3] = [
+            (0, queen, (WHITE_ROOK, BLACK_ROOK, 1e-3)),
+            (4, king, (WHITE_KING, WHITE_QUEEN, 1e-3)),
+            (7, queen, (BLACK_ROOK, WHITE_ROOK, 0.3)),
+        ];
+        let pawns = |_: usize| (WHITE_PAWN, WHITE_BISHOP, 1e-3);
+        let (board, mut groups, read) = opening(7, &first_rank, &pawns);
+        groups.push(vec![cell(0, 0), cell(7, 0)]);
+        assert_eq!(compose(&read, false)[Square::H1 as usize].class, BLACK_ROOK);
+        let (classes, changed) = after_separation(&board, &groups, &read);
+        assert_eq!(classes[Square::H1 as usize], WHITE_ROOK);
+        assert_eq!(classes[Square::A1 as usize], WHITE_ROOK);
+        assert_eq!(changed, [Square::H1]);
     }
 
     /// A flat board with the given pieces drawn ([`grained_board`] without grain), each at
