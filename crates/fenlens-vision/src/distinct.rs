@@ -72,8 +72,9 @@
 //! now both take the bishop's role (fresh fonts 9292, picture 355). Shipped four, boards
 //! gained / lost: +10 / -1 over the foreign designs and fonts of six seeds, the held-out
 //! lichess designs of three, whole screens and thumbnails; held-out four +6 / -0. On a design
-//! the classifier doubts, such a move may lose up to [`TOLD_MOST_LOST`] rather than
-//! [`MOST_LOST`] (fifty-fourth session).
+//! the classifier doubts, such a move, and a unit's move to the role of a twin with more copies
+//! than it, may lose up to [`TOLD_MOST_LOST`] rather than [`MOST_LOST`] (fifty-fourth
+//! session).
 //!
 //! Units apart move only where the drawings' pixels can be compared: boards whose squares span at
 //! least [`SQUARE_PIXELS_FROM`] pixels of the picture, and where copies repeat closely (the lower
@@ -147,6 +148,12 @@ pub const MOST_LOST: f32 = 5.0;
 /// lichess designs of three, whole screens and thumbnails (8 / 10 / 14): +6 / -1, +7 / -1,
 /// +7 / -2; held-out four at 10: +6 / -1. On every design at 8: +9 / -3, the three lost
 /// designs the classifier reads surely (freestaunton's pawns).
+///
+/// So may a unit taking the role of a twin with more copies than it: leipzig's lone black pawn
+/// on h3, read as a bishop at a cost of 6.6 beside White's four pawns, its twins (fresh foreign
+/// designs 8181, picture 1044). On top of the above, shipped four +5 / -2, held-out four
+/// +12 / -2; on every design +7 / -4; for twins of any size of at least two copies +6 / -3
+/// (a motif opening lost: Black's eight pawns took the role of White's two bishops).
 pub const TOLD_MOST_LOST: f32 = 10.0;
 
 /// Boards whose copies of one drawing repeat less closely than this are left as they are.
@@ -481,7 +488,7 @@ struct Round<'r> {
     readings: &'r [SquareReading],
     moved: &'r [bool],
     logs: &'r [[f32; CLASSES]],
-    /// How much a move told by a twin may lose ([`TOLD_MOST_LOST`] on a doubted design).
+    /// How much a move told by twins may lose ([`TOLD_MOST_LOST`] on a doubted design).
     told_most_lost: f32,
 }
 
@@ -668,7 +675,8 @@ impl<'a, 'b> Units<'a, 'b> {
     /// parts of a drawing that no longer hold one class taking one class together. Each with
     /// the unit it displaces moving on ([`Units::moves_to`]). With `twins_only`, the twins'
     /// moves alone. Each set comes with how much it may lose: [`MOST_LOST`], or the `round`'s
-    /// `told_most_lost` where a unit apart from one of its class takes its twin's role.
+    /// `told_most_lost` where a unit apart from one of its class takes its twin's role, or a
+    /// unit takes the role of a twin with more copies than it.
     fn tries(
         &mut self,
         round: &Round,
@@ -723,9 +731,15 @@ impl<'a, 'b> Units<'a, 'b> {
                 continue;
             };
             let first = vec![self.step(readings, u, to, logs)];
+            // A twin drawn more often than the unit tells its role as surely as a unit apart.
+            let lost = if self.members[v].len() > self.members[u].len() {
+                round.told_most_lost
+            } else {
+                MOST_LOST
+            };
             tries.extend(losing(
                 self.moves_to(round, first, &[u], to, game_like),
-                MOST_LOST,
+                lost,
             ));
         }
         if game_like && !twins_only {
@@ -1339,6 +1353,48 @@ mod tests {
             }
             let moved: &[Square] = if f5_after == BLACK_BISHOP {
                 &[Square::F5]
+            } else {
+                &[]
+            };
+            assert_eq!(changed, moved);
+        }
+    }
+
+    #[test]
+    fn on_a_doubted_design_a_lone_piece_takes_the_role_of_its_twins_copies() {
+        // White pawns on a2, c2, e2 and g2; on h3 a black pawn of their outline read as a
+        // bishop (a pawn at 1e-3): taking the pawns' role costs the network ln(0.999 / 1e-3)
+        // = 6.9, more than a move may lose where the white pawns are read surely, less than
+        // where they are doubted (a bishop at 0.2 on each: with h3, five uncertain pieces).
+        let white_pawns = [cell(0, 1), cell(2, 1), cell(4, 1), cell(6, 1)];
+        let h3 = cell(7, 2);
+        let mut pieces: Vec<(usize, Drawn)> = white_pawns
+            .iter()
+            .map(|&c| (c, (pawn as Shape, 0.95)))
+            .collect();
+        pieces.push((h3, (pawn as Shape, 0.1)));
+        let board = flat_board(&pieces);
+        for (pawns_doubt, h3_after) in [(1e-3, BLACK_BISHOP), (0.2, BLACK_PAWN)] {
+            let mut read: Vec<(usize, usize, usize, f32)> = white_pawns
+                .iter()
+                .map(|&c| (c, WHITE_PAWN, WHITE_BISHOP, pawns_doubt))
+                .collect();
+            read.push((h3, BLACK_BISHOP, BLACK_PAWN, 1e-3));
+            let read = network(&read);
+            let composed = compose(&read, false);
+            assert_eq!(composed[Square::H3 as usize].class, BLACK_BISHOP);
+            assert_eq!(design_doubted(&composed), pawns_doubt > 0.1);
+            let (classes, changed) = after_separation(&board, &[white_pawns.to_vec()], &read);
+            assert_eq!(
+                classes[Square::H3 as usize],
+                h3_after,
+                "pawns' doubt {pawns_doubt}"
+            );
+            for pawn_square in [Square::A2, Square::C2, Square::E2, Square::G2] {
+                assert_eq!(classes[pawn_square as usize], WHITE_PAWN);
+            }
+            let moved: &[Square] = if h3_after == BLACK_PAWN {
+                &[Square::H3]
             } else {
                 &[]
             };
