@@ -1329,6 +1329,7 @@ mod tests {
         // a pawn. More than a move may lose where the black pawns are read surely, less than
         // where they are doubted (a knight at 0.2 on each: with f5, five uncertain pieces).
         let black_pawns = [cell(1, 6), cell(3, 6), cell(5, 6), cell(7, 6)];
+        let pawn_squares = [Square::B7, Square::D7, Square::F7, Square::H7];
         let f5 = cell(5, 4);
         for (pawns_doubt, f5_after) in [(1e-3, BLACK_PAWN), (0.2, BLACK_BISHOP)] {
             let c1_read = (WHITE_BISHOP, WHITE_PAWN, 1e-3);
@@ -1342,22 +1343,28 @@ mod tests {
             let composed = compose(&read, false);
             assert_eq!(composed[Square::F5 as usize].class, BLACK_PAWN);
             assert_eq!(design_doubted(&composed), pawns_doubt > 0.1);
-            let (classes, changed) = after_separation(&board, &groups, &read);
-            assert_eq!(
-                classes[Square::F5 as usize],
-                f5_after,
-                "pawns' doubt {pawns_doubt}"
+            assert_alone_taken(
+                after_separation(&board, &groups, &read),
+                (Square::F5, BLACK_PAWN, f5_after),
+                (&pawn_squares, BLACK_PAWN),
             );
-            for pawn_square in [Square::B7, Square::D7, Square::F7, Square::H7] {
-                assert_eq!(classes[pawn_square as usize], BLACK_PAWN);
-            }
-            let moved: &[Square] = if f5_after == BLACK_BISHOP {
-                &[Square::F5]
-            } else {
-                &[]
-            };
-            assert_eq!(changed, moved);
         }
+    }
+
+    /// Asserts that, of the separated `(classes, changed)`, the `square` read `before` holds
+    /// `after` and is marked changed only where the two differ, while the `kept` squares
+    /// still hold their class and no other square is marked.
+    fn assert_alone_taken(
+        (classes, changed): (Vec<usize>, Vec<Square>),
+        (square, before, after): (Square, usize, usize),
+        (kept, kept_class): (&[Square], usize),
+    ) {
+        assert_eq!(classes[square as usize], after, "{square}");
+        for &k in kept {
+            assert_eq!(classes[k as usize], kept_class, "{k}");
+        }
+        let moved: &[Square] = if after == before { &[] } else { &[square] };
+        assert_eq!(changed, moved);
     }
 
     #[test]
@@ -1384,21 +1391,14 @@ mod tests {
             let composed = compose(&read, false);
             assert_eq!(composed[Square::H3 as usize].class, BLACK_BISHOP);
             assert_eq!(design_doubted(&composed), pawns_doubt > 0.1);
-            let (classes, changed) = after_separation(&board, &[white_pawns.to_vec()], &read);
-            assert_eq!(
-                classes[Square::H3 as usize],
-                h3_after,
-                "pawns' doubt {pawns_doubt}"
+            assert_alone_taken(
+                after_separation(&board, &[white_pawns.to_vec()], &read),
+                (Square::H3, BLACK_BISHOP, h3_after),
+                (
+                    &[Square::A2, Square::C2, Square::E2, Square::G2],
+                    WHITE_PAWN,
+                ),
             );
-            for pawn_square in [Square::A2, Square::C2, Square::E2, Square::G2] {
-                assert_eq!(classes[pawn_square as usize], WHITE_PAWN);
-            }
-            let moved: &[Square] = if h3_after == BLACK_PAWN {
-                &[Square::H3]
-            } else {
-                &[]
-            };
-            assert_eq!(changed, moved);
         }
     }
 
