@@ -373,6 +373,11 @@ pub fn separate_drawings(
         return false;
     }
     let logs = relabel::network_logs(readings, drawings.network, flipped);
+    let told_most_lost = if design_in_doubt {
+        TOLD_MOST_LOST
+    } else {
+        MOST_LOST
+    };
     let mut moved = vec![false; m];
     let mut changed = false;
     for _ in 0..MAX_MOVES {
@@ -380,11 +385,7 @@ pub fn separate_drawings(
             readings,
             moved: &moved,
             logs: &logs,
-            told_most_lost: if design_in_doubt {
-                TOLD_MOST_LOST
-            } else {
-                MOST_LOST
-            },
+            told_most_lost,
         };
         let tries = units.tries(&round, &twins, game_like, twins_only);
         let facts = fact_cost(readings);
@@ -705,14 +706,14 @@ impl<'a, 'b> Units<'a, 'b> {
                 .iter()
                 .filter_map(|&v| in_role_of(now, self.class(readings, v)))
                 .collect();
+            let lost = if told.is_empty() {
+                MOST_LOST
+            } else {
+                round.told_most_lost
+            };
             for to in (1..CLASSES).filter(|&to| to != now && same_side(to, now)) {
                 if told.is_empty() || told.contains(&to) {
                     let first = vec![self.step(readings, u, to, logs)];
-                    let lost = if told.is_empty() {
-                        MOST_LOST
-                    } else {
-                        round.told_most_lost
-                    };
                     tries.extend(losing(
                         self.moves_to(round, first, &[u], to, game_like),
                         lost,
