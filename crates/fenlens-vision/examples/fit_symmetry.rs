@@ -1,6 +1,7 @@
 //! Measures the tables of `fenlens_vision::symmetry`: how the outline's asymmetry is spread
-//! for knights, rooks and queens on a rendered dataset (use the training designs, never the
-//! held-out ones), and prints the capped log ratios in Rust.
+//! for knights, rooks and queens, and the head's asymmetry for knights and pawns, on a rendered
+//! dataset (use the training designs, never the held-out ones), and prints the capped log
+//! ratios in Rust.
 //!
 //! ```sh
 //! fenlens render --dataset /tmp/symmetry --count 600 --seed 4242 \
@@ -32,31 +33,42 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let bins = BIN_EDGES.len() + 1;
     // Counts per bin: knights, rooks, queens.
     let mut counts = vec![vec![0u32; bins]; 3];
+    // Counts per bin of the head's asymmetry: knights, pawns.
+    let mut head_counts = vec![vec![0u32; bins]; 2];
     common::for_each_truth_board(&dir, |truth| {
         let found = asymmetries(&silhouettes(&truth.rectified));
         for (class, asymmetry) in truth.classes.into_iter().zip(found) {
-            let kind = match class_piece(class).map(|piece| piece.role) {
-                Some(Role::Knight) => 0,
-                Some(Role::Rook) => 1,
-                Some(Role::Queen) => 2,
-                _ => continue,
+            let Some(asymmetry) = asymmetry else {
+                continue;
             };
-            if let Some(a) = asymmetry {
-                counts[kind][bin(a)] += 1;
+            match class_piece(class).map(|piece| piece.role) {
+                Some(Role::Knight) => {
+                    counts[0][bin(asymmetry.whole)] += 1;
+                    head_counts[0][bin(asymmetry.head)] += 1;
+                }
+                Some(Role::Rook) => counts[1][bin(asymmetry.whole)] += 1,
+                Some(Role::Queen) => counts[2][bin(asymmetry.whole)] += 1,
+                Some(Role::Pawn) => head_counts[1][bin(asymmetry.head)] += 1,
+                _ => {}
             }
         }
     })?;
-    let share = |kind: usize| -> Vec<f32> {
+    let share = |counts: &[u32]| -> Vec<f32> {
         // One added to every bin, so that an empty bin does not give an infinite ratio.
-        let total: u32 = counts[kind].iter().map(|c| c + 1).sum();
-        counts[kind]
+        let total: u32 = counts.iter().map(|c| c + 1).sum();
+        counts
             .iter()
             .map(|&c| (c + 1) as f32 / total as f32)
             .collect()
     };
-    let knight = share(0);
-    for (kind, name) in [(1, "ROOK"), (2, "QUEEN")] {
-        let other = share(kind);
+    let knight = share(&counts[0]);
+    let head_knight = share(&head_counts[0]);
+    for (name, knight, knights, others) in [
+        ("ROOK", &knight, &counts[0], &counts[1]),
+        ("QUEEN", &knight, &counts[0], &counts[2]),
+        ("PAWN_HEAD", &head_knight, &head_counts[0], &head_counts[1]),
+    ] {
+        let other = share(others);
         let ratios: Vec<String> = knight
             .iter()
             .zip(&other)
@@ -64,9 +76,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .collect();
         println!(
             "// knights {:?}, {} {:?}",
-            counts[0],
+            knights,
             name.to_lowercase(),
-            counts[kind]
+            others
         );
         println!(
             "pub const LOG_RATIO_{name}: [f32; {bins}] = [{}];",

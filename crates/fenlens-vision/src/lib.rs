@@ -4,8 +4,8 @@
 //! [`decode`] (bytes to pixels, with limits) → [`locate`] (the board's four corners) →
 //! [`rectify`] (warp to a square, cut 64 crops) → [`classify`] (13 class probabilities per
 //! square) → [`colour`] (a board-level check of white against black) → [`symmetry`] (knights
-//! told from the symmetric rooks and queens by their outline) → [`alike`] (squares that look
-//! alike, in their pixels or in the networks' hidden units, share one reading) → [`orient`]
+//! told from the symmetric rooks, queens and pawns by their outline) → [`alike`] (squares that
+//! look alike, in their pixels or in the networks' hidden units, share one reading) → [`orient`]
 //! (which side is at the bottom) → [`prior`] (close calls between pieces weighed by what each
 //! square holds in games; whether a square holds a piece is left to the pixels) → [`compose`]
 //! (the most probable placement that obeys simple facts, then the FEN), within which

@@ -210,7 +210,7 @@ impl Recognizer {
         }
     }
 
-    /// Whether to weigh knights against rooks and queens by the outline's symmetry (on by
+    /// Whether to weigh knights against rooks, queens and pawns by the outline's symmetry (on by
     /// default; see [`crate::symmetry`]). Off measures the pipeline without it.
     pub fn with_symmetry_check(mut self, on: bool) -> Recognizer {
         self.weigh_knights = on;

@@ -54,8 +54,8 @@ pub struct EvalArgs {
     /// network alone).
     #[arg(long)]
     no_mirror: bool,
-    /// Do not weigh knights against rooks and queens by their outline's symmetry (the default
-    /// does; this measures the pipeline without that check).
+    /// Do not weigh knights against rooks, queens and pawns by their outline's symmetry (the
+    /// default does; this measures the pipeline without that check).
     #[arg(long)]
     no_symmetry: bool,
     /// Do not pool the readings of squares that look alike (the default does; this measures
