@@ -35,7 +35,13 @@
 //!   White's under a doubted design's heavier prior while its copy on a8 was read as Black's
 //!   (fresh foreign designs 8181, picture 109). Shipped four +2 / -0 over the foreign designs and
 //!   fonts of six seeds, the held-out lichess designs of three, whole screens and thumbnails;
-//!   held-out four +1 / -0.
+//!   held-out four +1 / -0. Since the fifty-fifth session such copies take a colour held by at
+//!   least as many copies as the other, on any reading and wherever the squares are not small
+//!   (not only where the copies repeat closely): merida_new's black queen on h5 read as White's
+//!   beside its copy on c6, in a position no game reaches (foreign designs 5150, picture 984).
+//!   Shipped four +8 / -0, held-out four +3 / -0; without the count, three black queens took
+//!   the colour of a white queen the alike groups joined to them (held-out four, fresh foreign
+//!   designs 8181, picture 37).
 //!
 //! Pieces set out at will are left to the single moves, since kings too many there are true.
 //!
@@ -329,7 +335,17 @@ pub fn separate_drawings(
                 .holders(readings, u, units.class(readings, u), &[])
                 .is_empty()
         });
-    let split = !small && game_like && !units.split_groups(readings, &vec![false; m]).is_empty();
+    let split_parts = if small {
+        Vec::new()
+    } else {
+        units.split_groups(readings, &vec![false; m])
+    };
+    let split = game_like && !split_parts.is_empty();
+    // Copies of one drawing read in two colours take one of them on any reading, and wherever
+    // the squares are not small.
+    let two_colours = split_parts
+        .iter()
+        .any(|parts| !units.one_side(readings, parts));
     // Units of opposite sides drawn with one outline, on a board drawn flat or of large
     // squares (not small ones); elsewhere only plainly nearest ones, on a game-like reading,
     // and where the classifier does not doubt the design, only where neither holds a pawn.
@@ -355,7 +371,7 @@ pub fn separate_drawings(
         .iter()
         .any(|&(u, v)| in_role_of(units.class(readings, u), units.class(readings, v)).is_some());
     // Most boards hold none of these: they are left before the gate's work.
-    if !(conflicted || split || twinned) {
+    if !(conflicted || split || twinned || two_colours) {
         return false;
     }
     let within = if doubted {
@@ -369,7 +385,7 @@ pub fn separate_drawings(
         || spread
             .or_else(|| copies_spread(board, &pieces, &cells))
             .is_none_or(|q| q > within);
-    if twins_only && !twinned {
+    if twins_only && !twinned && !two_colours {
         return false;
     }
     let logs = relabel::network_logs(readings, drawings.network, flipped);
@@ -386,6 +402,7 @@ pub fn separate_drawings(
             moved: &moved,
             logs: &logs,
             told_most_lost,
+            two_colours_anywhere: !small,
         };
         let tries = units.tries(&round, &twins, game_like, twins_only);
         let facts = fact_cost(readings);
@@ -491,6 +508,9 @@ struct Round<'r> {
     logs: &'r [[f32; CLASSES]],
     /// How much a move told by twins may lose ([`TOLD_MOST_LOST`] on a doubted design).
     told_most_lost: f32,
+    /// Whether copies of one drawing read in two colours may take one of them off a game-like
+    /// reading and where copies repeat loosely.
+    two_colours_anywhere: bool,
 }
 
 /// The units of one board: each group (readings' indices) split by the class its squares hold
@@ -743,30 +763,48 @@ impl<'a, 'b> Units<'a, 'b> {
                 lost,
             ));
         }
-        if game_like && !twins_only {
-            for parts in self.split_groups(readings, moved) {
-                let side = self.class(readings, parts[0]);
-                let held: Vec<usize> = parts.iter().map(|&u| self.class(readings, u)).collect();
-                let one_side = held.iter().all(|&class| same_side(class, side));
-                // Parts of one role read in two colours take one of the two.
-                let open = |to: usize| {
-                    if one_side {
-                        same_side(to, side)
-                    } else {
-                        held.contains(&to)
-                    }
-                };
-                for to in (1..CLASSES).filter(|&to| open(to)) {
-                    let unified: Vec<Move> = parts
+        for parts in self.split_groups(readings, moved) {
+            let side = self.class(readings, parts[0]);
+            let held: Vec<usize> = parts.iter().map(|&u| self.class(readings, u)).collect();
+            let one_side = self.one_side(readings, &parts);
+            // Groups are weighed on a game-like reading where copies repeat closely; those
+            // read in two colours also elsewhere.
+            let weighed = game_like && !twins_only;
+            if !weighed && (one_side || !round.two_colours_anywhere) {
+                continue;
+            }
+            // Parts of one role read in two colours take one of the two, one held by at
+            // least as many copies as the other.
+            let copies: Vec<usize> = held
+                .iter()
+                .map(|&class| {
+                    parts
                         .iter()
-                        .filter(|&&u| self.class(readings, u) != to)
-                        .map(|&u| self.step(readings, u, to, logs))
-                        .collect();
-                    tries.extend(losing(
-                        self.moves_to(round, unified, &parts, to, true),
-                        MOST_LOST,
-                    ));
+                        .filter(|&&u| self.class(readings, u) == class)
+                        .map(|&u| self.members[u].len())
+                        .sum()
+                })
+                .collect();
+            let most = copies.iter().copied().max().unwrap_or(0);
+            let open = |to: usize| {
+                if one_side {
+                    same_side(to, side)
+                } else {
+                    held.iter()
+                        .zip(&copies)
+                        .any(|(&class, &n)| class == to && n == most)
                 }
+            };
+            for to in (1..CLASSES).filter(|&to| open(to)) {
+                let unified: Vec<Move> = parts
+                    .iter()
+                    .filter(|&&u| self.class(readings, u) != to)
+                    .map(|&u| self.step(readings, u, to, logs))
+                    .collect();
+                tries.extend(losing(
+                    self.moves_to(round, unified, &parts, to, true),
+                    MOST_LOST,
+                ));
             }
         }
         tries
@@ -884,17 +922,22 @@ impl<'a, 'b> Units<'a, 'b> {
             .filter(|parts| {
                 let first = self.class(readings, parts[0]);
                 let role = |class: usize| class_piece(class).map(|p| p.role);
-                let one_side = parts
-                    .iter()
-                    .all(|&u| same_side(self.class(readings, u), first));
                 let one_role = parts
                     .iter()
                     .all(|&u| role(self.class(readings, u)) == role(first));
                 parts.iter().all(|&u| !moved[u])
-                    && (one_side || one_role)
+                    && (self.one_side(readings, parts) || one_role)
                     && parts.iter().any(|&u| self.class(readings, u) != first)
             })
             .collect()
+    }
+
+    /// Whether the units `parts` all hold classes of one side.
+    fn one_side(&self, readings: &[SquareReading], parts: &[usize]) -> bool {
+        let first = self.class(readings, parts[0]);
+        parts
+            .iter()
+            .all(|&u| same_side(self.class(readings, u), first))
     }
 }
 
@@ -1226,6 +1269,68 @@ mod tests {
         assert_eq!(classes[Square::H1 as usize], WHITE_ROOK);
         assert_eq!(classes[Square::A1 as usize], WHITE_ROOK);
         assert_eq!(changed, [Square::H1]);
+    }
+
+    #[test]
+    fn copies_read_in_two_colours_off_a_game_take_the_colour_most_of_them_hold() {
+        // Kings on b6 and g3; one drawing of Black's queen on c6, h5 and b3, squares of one
+        // colour, in a position no game reaches.
+        let (white_king, black_king) = (cell(1, 5), cell(6, 2));
+        let copies = [cell(2, 5), cell(7, 4), cell(1, 2)];
+        let kings = [(white_king, WHITE_KING), (black_king, BLACK_KING)];
+        let drawn = |extra: &[usize]| {
+            let mut pieces = vec![
+                (white_king, (king as Shape, 0.95)),
+                (black_king, (king as Shape, 0.1)),
+            ];
+            pieces.extend(
+                copies
+                    .iter()
+                    .chain(extra)
+                    .map(|&c| (c, (queen as Shape, 0.1))),
+            );
+            flat_board(&pieces)
+        };
+        let not_game_like = |read: &[[f32; CLASSES]]| {
+            prior::game_likeness(&placement(&compose(read, false))) < prior::GAME_LIKE_FROM
+        };
+        // Two read as Black's surely, h5 as White's with Black's at 0.3: h5 is Black's again.
+        let mut read: Vec<(usize, usize, usize, f32)> = kings
+            .iter()
+            .map(|&(c, k)| (c, k, WHITE_QUEEN, 1e-3))
+            .collect();
+        read.push((copies[0], BLACK_QUEEN, WHITE_QUEEN, 1e-3));
+        read.push((copies[1], WHITE_QUEEN, BLACK_QUEEN, 0.3));
+        read.push((copies[2], BLACK_QUEEN, WHITE_QUEEN, 1e-3));
+        let read = network(&read);
+        assert!(not_game_like(&read));
+        assert_eq!(
+            compose(&read, false)[Square::H5 as usize].class,
+            WHITE_QUEEN
+        );
+        let groups = vec![copies.to_vec()];
+        let (classes, changed) = after_separation(&drawn(&[]), &groups, &read);
+        for square in [Square::C6, Square::H5, Square::B3] {
+            assert_eq!(classes[square as usize], BLACK_QUEEN, "{square}");
+        }
+        assert_eq!(changed, [Square::H5]);
+        // All three read as Black's with White's at 0.3, a fourth copy on g2 as White's surely:
+        // the three, cheaper to change, do not take the colour of the one.
+        let g2 = cell(6, 1);
+        let mut read: Vec<(usize, usize, usize, f32)> = kings
+            .iter()
+            .map(|&(c, k)| (c, k, WHITE_QUEEN, 1e-3))
+            .collect();
+        read.extend(copies.iter().map(|&c| (c, BLACK_QUEEN, WHITE_QUEEN, 0.3)));
+        read.push((g2, WHITE_QUEEN, BLACK_QUEEN, 1e-3));
+        let read = network(&read);
+        assert!(not_game_like(&read));
+        let groups = vec![copies.iter().copied().chain([g2]).collect::<Vec<usize>>()];
+        let (classes, changed) = after_separation(&drawn(&[g2]), &groups, &read);
+        for square in [Square::C6, Square::H5, Square::B3] {
+            assert_eq!(classes[square as usize], BLACK_QUEEN, "{square}");
+        }
+        assert!(changed.is_empty(), "{changed:?}");
     }
 
     /// A flat board with the given pieces drawn ([`grained_board`] without grain), each at
