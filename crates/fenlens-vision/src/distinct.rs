@@ -773,29 +773,29 @@ impl<'a, 'b> Units<'a, 'b> {
             if !weighed && (one_side || !round.two_colours_anywhere) {
                 continue;
             }
-            // Parts of one role read in two colours take one of the two, one held by at
-            // least as many copies as the other.
-            let copies: Vec<usize> = held
-                .iter()
-                .map(|&class| {
+            let open: Vec<usize> = if one_side {
+                (1..CLASSES).filter(|&to| same_side(to, side)).collect()
+            } else {
+                // Parts of one role read in two colours take one of the two, one held by at
+                // least as many copies as the other.
+                let copies = |class: usize| -> usize {
                     parts
                         .iter()
                         .filter(|&&u| self.class(readings, u) == class)
                         .map(|&u| self.members[u].len())
                         .sum()
-                })
-                .collect();
-            let most = copies.iter().copied().max().unwrap_or(0);
-            let open = |to: usize| {
-                if one_side {
-                    same_side(to, side)
-                } else {
-                    held.iter()
-                        .zip(&copies)
-                        .any(|(&class, &n)| class == to && n == most)
-                }
+                };
+                let most = held.iter().map(|&class| copies(class)).max().unwrap_or(0);
+                let mut open: Vec<usize> = held
+                    .iter()
+                    .copied()
+                    .filter(|&class| copies(class) == most)
+                    .collect();
+                open.sort_unstable();
+                open.dedup();
+                open
             };
-            for to in (1..CLASSES).filter(|&to| open(to)) {
+            for to in open {
                 let unified: Vec<Move> = parts
                     .iter()
                     .filter(|&&u| self.class(readings, u) != to)
