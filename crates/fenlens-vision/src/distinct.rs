@@ -994,7 +994,7 @@ fn copies_spread(board: &Rectified, pieces: &[usize], cells: &[usize]) -> Option
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use fenlens_fen::shakmaty::Square;
 
     use super::*;
@@ -1010,7 +1010,7 @@ mod tests {
 
     /// Display-order probabilities: on each given cell `first`, with `share` left to `second`;
     /// every other cell surely empty.
-    fn network(read: &[(usize, usize, usize, f32)]) -> Vec<[f32; CLASSES]> {
+    pub(crate) fn network(read: &[(usize, usize, usize, f32)]) -> Vec<[f32; CLASSES]> {
         let mut empty = [1e-7; CLASSES];
         empty[0] = 1.0;
         let mut p = vec![empty; 64];
@@ -1023,7 +1023,7 @@ mod tests {
     }
 
     /// A bishop unlike [`pawn`] everywhere but in its base: a tall block.
-    fn bishop(x: usize, y: usize) -> bool {
+    pub(crate) fn bishop(x: usize, y: usize) -> bool {
         ((3..16).contains(&y) && (8..16).contains(&x))
             || ((16..20).contains(&y) && (6..18).contains(&x))
     }
@@ -1128,14 +1128,14 @@ mod tests {
     }
 
     /// A king: a broad bar on a thin stem on the base.
-    fn king(x: usize, y: usize) -> bool {
+    pub(crate) fn king(x: usize, y: usize) -> bool {
         ((2..6).contains(&y) && (3..21).contains(&x))
             || ((6..16).contains(&y) && (11..13).contains(&x))
             || ((16..20).contains(&y) && (6..18).contains(&x))
     }
 
     /// A queen: a broad block on the base.
-    fn queen(x: usize, y: usize) -> bool {
+    pub(crate) fn queen(x: usize, y: usize) -> bool {
         ((6..16).contains(&y) && (5..19).contains(&x))
             || ((16..20).contains(&y) && (6..18).contains(&x))
     }
@@ -1145,7 +1145,7 @@ mod tests {
     type FirstRank = (usize, Shape, (usize, usize, f32));
 
     /// The display cell of a square given by file and rank (both from 0).
-    fn cell(file: usize, rank: usize) -> usize {
+    pub(crate) fn cell(file: usize, rank: usize) -> usize {
         (7 - rank) * 8 + file
     }
 

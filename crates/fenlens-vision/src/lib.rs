@@ -24,6 +24,7 @@ pub mod compose;
 pub mod cover;
 pub mod decode;
 pub mod distinct;
+pub mod kings;
 pub mod locate;
 pub mod orient;
 pub mod pipeline;

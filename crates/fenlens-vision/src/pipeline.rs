@@ -19,6 +19,7 @@ use crate::compose::{
 use crate::cover::covered_squares;
 use crate::decode::decode;
 use crate::distinct::{Drawings, separate_drawings};
+use crate::kings::kings_by_twins;
 use crate::locate::locate;
 use crate::orient::{join_labels, orient, orient_from_labels, orient_from_ranks, with_labels};
 use crate::prior;
@@ -175,6 +176,7 @@ pub struct Recognizer {
     flag_scattered: bool,
     relabel: bool,
     separate: bool,
+    king_twins: bool,
     settle_facts: bool,
     link_by_units: bool,
     flag_borrowed: bool,
@@ -204,6 +206,7 @@ impl Recognizer {
             flag_scattered: false,
             relabel: true,
             separate: true,
+            king_twins: true,
             settle_facts: true,
             link_by_units: true,
             flag_borrowed: true,
@@ -321,6 +324,13 @@ impl Recognizer {
     /// (on by default; see [`crate::distinct`]). Off measures the pipeline without it.
     pub fn with_separation(mut self, on: bool) -> Recognizer {
         self.separate = on;
+        self
+    }
+
+    /// Whether a side's king is given to the piece drawn like the other side's king (on by
+    /// default; see [`crate::kings`]). Off measures the pipeline without it.
+    pub fn with_king_twins(mut self, on: bool) -> Recognizer {
+        self.king_twins = on;
         self
     }
 
@@ -474,6 +484,9 @@ impl Recognizer {
                     square_pixels,
                 };
                 separate_drawings(&mut squares, &drawings, flipped, &alike_groups);
+            }
+            if self.king_twins {
+                kings_by_twins(&mut squares, &outlines, flipped);
             }
             // What those stages moved may break what no game breaks; random placements
             // break it by design.

@@ -126,6 +126,11 @@ pub struct EvalArgs {
     /// it).
     #[arg(long)]
     no_settle_again: bool,
+    /// Leave each side's king where the composer read it (by default a king read on one drawing
+    /// while the other side's king is drawn like another of that side moves to that one; this
+    /// measures the pipeline without it).
+    #[arg(long)]
+    no_king_twins: bool,
     /// Take only squares whose pixels repeat for copies of one drawing (by default, also those
     /// the networks' hidden units see alike; this measures the pipeline without it).
     #[arg(long)]
@@ -273,6 +278,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         .with_doubted_prior(!args.no_doubted_prior)
         .with_relabel(!args.no_relabel)
         .with_separation(!args.no_separate)
+        .with_king_twins(!args.no_king_twins)
         .with_facts_settled_again(!args.no_settle_again)
         .with_unit_links(!args.no_unit_links)
         .with_borrowed_flags(!args.no_borrowed_flags)
