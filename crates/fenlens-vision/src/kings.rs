@@ -13,15 +13,16 @@
 //! piece's ([`king_twin`]). The king it displaces takes the role of its own nearest piece of
 //! the other side, where that lies nearer it than the other king does (a queen read as a king
 //! beside a white queen drawn alike), else its likeliest other piece. The change may lose at
-//! most [`MOST_LOST`] in the network's log-probabilities, and on each board only the one of the
+//! most [`MOST_LOST`] in the readings' log-probabilities (the network's, pooled over copies and
+//! weighed by the position), and on each board only the one of the
 //! two sides' changes that loses least is made: where two pairs of twins stand (a design's
 //! kings and its queens), each side's change would move its king onto the other's pair, and
 //! the side whose reading agrees better with its twin tells the pair of kings.
 //!
-//! Shipped four, boards exact over the foreign designs and fonts of six seeds and the held-out
-//! lichess designs of three (fifty-sixth session, `fenlens eval DIR --verbose` against
-//! `--no-king-twins`): +19 / -1; the model card has the rest ("Kings told by the other side's
-//! king").
+//! Boards exact over the foreign designs and fonts of six seeds and the held-out lichess designs
+//! of three (fifty-sixth session, `fenlens eval DIR --verbose`, before and after): shipped four
+//! +22 / -1, held-out four +21 / -1 (the held-out four were not used to choose the bounds); the
+//! model card has the rest ("Kings told by the other side's king").
 //!
 //! Assumes the silhouettes of [`crate::silhouette`] and readings composed by [`crate::compose`].
 
@@ -33,14 +34,14 @@ use crate::compose::{SquareReading, display_index};
 use crate::silhouette::Silhouette;
 
 /// The side's piece nearest the other side's king in outline is its twin only under this
-/// distance ([`crate::alike::outline_distance`]); swept with 0.25 (the same boards).
+/// distance ([`crate::alike::outline_distance`]); 0.25 read the same boards.
 pub const TWIN_BELOW: f32 = 0.2;
 
 /// ... and only under this times the distance of the side's king read now, and of the side's
 /// next nearest piece. 0.5 / 0.6 / 0.7 / 0.8 / 0.9 were swept (model card).
 pub const TWIN_RATIO: f32 = 0.8;
 
-/// The most the change may lose: the network's log-probabilities of the two squares' new
+/// The most the change may lose: the readings' log-probabilities of the two squares' new
 /// classes less those of their classes now. 1.5 / 2 / 2.5 / 3 / 4 were swept (model card).
 pub const MOST_LOST: f32 = 2.0;
 
@@ -55,7 +56,7 @@ struct KingMove {
     to: usize,
     /// The king's class.
     king: usize,
-    /// The network's log-probabilities after less before.
+    /// The readings' log-probabilities after less before.
     gain: f32,
 }
 

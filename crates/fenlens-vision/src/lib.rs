@@ -11,7 +11,8 @@
 //! (the most probable placement that obeys simple facts, then the FEN), within which
 //! [`relabel`] reads a drawing misread on every copy again from where its copies stand and
 //! [`distinct`] reads two drawings that plainly differ as two pieces (and copies of one drawing
-//! as one, and a white and a black piece drawn with one outline as one role). [`silhouette`]
+//! as one, and a white and a black piece drawn with one outline as one role), and [`kings`]
+//! gives a side's king to the piece drawn like the other side's king. [`silhouette`]
 //! finds the piece's pixels in a square for the two checks;
 //! [`cover`] finds squares hidden under a dialog or banner, which are reported uncertain.
 //! [`pipeline`] runs them all; [`train`] teaches the
