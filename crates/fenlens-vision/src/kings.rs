@@ -193,8 +193,8 @@ mod tests {
     const BLACK_QUEEN: usize = 11;
     const BLACK_KING: usize = 12;
 
-    /// A drawing: its shape, its grey, and what the network reads on it (first class, second
-    /// class, the second's share), at a square given by file and rank (both from 0).
+    /// A drawing at a square given by file and rank (both from 0): its shape, its grey, and
+    /// what the network reads on it (first class, second class, the second's share).
     type Placed = (
         (usize, usize),
         fn(usize, usize) -> bool,
@@ -222,6 +222,7 @@ mod tests {
         (composed, after, changed)
     }
 
+    /// The class `readings` (in [`Square`] order) hold on `square`.
     fn class_at(readings: &[SquareReading], square: Square) -> usize {
         readings[square as usize].class
     }
