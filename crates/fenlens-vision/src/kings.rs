@@ -83,42 +83,34 @@ pub fn king_twin(nearest: f32, king_distance: f32, next: f32) -> bool {
     nearest < TWIN_BELOW && nearest < TWIN_RATIO * king_distance && nearest < TWIN_RATIO * next
 }
 
-/// The move that gives `colour`'s king to the twin of the other side's king, where there is one.
+/// The move that gives `colour`'s king, read on reading `from`, to the twin of the other side's
+/// king (`other_king`), where there is one. `pieces` are the readings that hold a piece, with
+/// its side and outline.
 fn king_move(
     readings: &[SquareReading],
-    outlines: &[Option<Silhouette>; 64],
-    flipped: bool,
+    pieces: &[(usize, Color, Outline)],
     colour: Color,
+    from: usize,
+    other_king: usize,
 ) -> Option<KingMove> {
     let king = piece_class(Some(colour.king()));
-    let (&[from], &[other_king]) = (
-        &holding(readings, king)[..],
-        &holding(readings, piece_class(Some((!colour).king())))[..],
-    ) else {
-        return None;
-    };
-    let outline = |i: usize| {
-        outlines[display_index(readings[i].square, flipped)]
-            .as_ref()
-            .map(Outline::of)
-    };
-    let side_of = |i: usize| class_piece(readings[i].class).map(|p| p.color);
+    let outline = |i: usize| pieces.iter().find(|p| p.0 == i).map(|p| p.2);
     let (theirs, ours) = (outline(other_king)?, outline(from)?);
     let own_distance = theirs.distance(&ours);
-    let side: Vec<(usize, Outline)> = (0..readings.len())
-        .filter(|&i| i != from && side_of(i) == Some(colour))
-        .filter_map(|i| Some((i, outline(i)?)))
-        .collect();
-    let ((distance, to), next) = nearest(&theirs, &side)?;
+    let of_side = |side: Color, besides: usize| -> Vec<(usize, Outline)> {
+        pieces
+            .iter()
+            .filter(|p| p.1 == side && p.0 != besides)
+            .map(|p| (p.0, p.2))
+            .collect()
+    };
+    let ((distance, to), next) = nearest(&theirs, &of_side(colour, from))?;
     if !king_twin(distance, own_distance, next) {
         return None;
     }
     // The king displaced takes its own twin's role, where its twin lies nearer it than the
     // other side's king, else its likeliest other piece.
-    let others: Vec<(usize, Outline)> = (0..readings.len())
-        .filter(|&i| i != other_king && side_of(i) == Some(!colour))
-        .filter_map(|i| Some((i, outline(i)?)))
-        .collect();
+    let others = of_side(!colour, other_king);
     let back_rank = matches!(readings[from].square.rank() as u32, 0 | 7);
     let open = |class: usize| {
         class != king
@@ -163,9 +155,28 @@ pub fn kings_by_twins(
     outlines: &[Option<Silhouette>; 64],
     flipped: bool,
 ) -> bool {
-    let best = Color::ALL
+    let king_of = |colour: Color| match holding(readings, piece_class(Some(colour.king())))[..] {
+        [king] => Some(king),
+        _ => None,
+    };
+    let (Some(white), Some(black)) = (king_of(Color::White), king_of(Color::Black)) else {
+        return false;
+    };
+    // Each piece's outline, made once for both sides' moves.
+    let pieces: Vec<(usize, Color, Outline)> = readings
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| {
+            let colour = class_piece(r.class)?.color;
+            let shape = outlines[display_index(r.square, flipped)].as_ref()?;
+            Some((i, colour, Outline::of(shape)))
+        })
+        .collect();
+    let best = [(Color::White, white, black), (Color::Black, black, white)]
         .into_iter()
-        .filter_map(|colour| king_move(readings, outlines, flipped, colour))
+        .filter_map(|(colour, from, other_king)| {
+            king_move(readings, &pieces, colour, from, other_king)
+        })
         .max_by(|a, b| a.gain.total_cmp(&b.gain));
     let Some(m) = best else {
         return false;
