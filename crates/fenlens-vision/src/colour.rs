@@ -63,8 +63,8 @@
 use fenlens_fen::shakmaty::Color;
 
 use crate::classify::{CLASSES, best_class, piece_class, renormalize};
-use crate::rectify::{BOARD, Rectified};
-use crate::silhouette::{Silhouette, cell_origin};
+use crate::rectify::{BOARD, Rectified, SQUARE};
+use crate::silhouette::{EDGE, Silhouette, cell_origin};
 
 /// The factor the probabilities of the colour the split does not give a piece are multiplied by.
 pub const CONTRADICTED: f32 = 0.05;
@@ -96,6 +96,132 @@ pub fn mean_greys(board: &Rectified, outlines: &[Option<Silhouette>; 64]) -> [Op
         }
         Some(sum / pixels.max(1) as f32)
     })
+}
+
+/// The greys [`reconcile`] and [`kings_by_grey`] split the pieces by: [`mean_greys`] divided by
+/// the light falling on each square ([`light_field`]). On a photographed screen lit from one
+/// side the far white pieces can be as grey as the near black ones.
+pub fn greys_in_even_light(
+    board: &Rectified,
+    outlines: &[Option<Silhouette>; 64],
+) -> [Option<f32>; 64] {
+    let light = light_field(board, outlines);
+    let greys = mean_greys(board, outlines);
+    std::array::from_fn(|cell| greys[cell].map(|grey| grey / light[cell]))
+}
+
+/// Terms of the light field's fit, in the log of each square's background grey: one level
+/// for light squares, one for dark ones, then x and y of the square's centre (-1 to 1 across
+/// the board). A quadratic (x², y², xy) read more squares but fewer boards: a wood texture's
+/// grain bends it (model card, "Pieces' greys taken in even light").
+const FIT_TERMS: usize = 4;
+
+/// The fit's terms for a square (display order).
+fn fit_terms(cell: usize) -> [f64; FIT_TERMS] {
+    let (row, col) = ((cell / 8) as f64, (cell % 8) as f64);
+    let dark = ((cell / 8 + cell % 8) % 2) as f64;
+    [1.0 - dark, dark, (col - 3.5) / 3.5, (row - 3.5) / 3.5]
+}
+
+/// How much light falls on each square (display order) against the board's mean, 1 where the
+/// light is even: a photographed screen is brighter on one side than the other. Each square's
+/// background (the median grey of its pixels outside the piece) is the square colour's grey
+/// times the light; the log of the light is fitted as a plane across the board
+/// ([`fit_terms`]), twice more with the squares that stray from the fit (highlights, arrows,
+/// letters) left out.
+pub fn light_field(board: &Rectified, outlines: &[Option<Silhouette>; 64]) -> [f32; 64] {
+    let backgrounds: Vec<(usize, f64)> = (0..64)
+        .filter_map(|cell| {
+            let (x0, y0) = cell_origin(cell);
+            let mut greys: Vec<f32> = (EDGE..SQUARE - EDGE)
+                .flat_map(|y| (EDGE..SQUARE - EDGE).map(move |x| (x, y)))
+                .filter(|&(x, y)| !outlines[cell].as_ref().is_some_and(|o| o.inside[y][x]))
+                .map(|(x, y)| board.gray[(y0 + y) * BOARD + x0 + x])
+                .collect();
+            if greys.len() < SQUARE {
+                return None;
+            }
+            greys.sort_by(|a, b| a.total_cmp(b));
+            let median = greys[greys.len() / 2];
+            (median > 0.02).then(|| (cell, f64::from(median).ln()))
+        })
+        .collect();
+    let mut kept = vec![true; backgrounds.len()];
+    let mut weights = None;
+    for _ in 0..3 {
+        if kept.iter().filter(|&&k| k).count() < 2 * FIT_TERMS {
+            break;
+        }
+        let Some(w) = least_squares(
+            backgrounds
+                .iter()
+                .zip(&kept)
+                .filter(|(_, k)| **k)
+                .map(|(&(cell, log_grey), _)| (fit_terms(cell), log_grey)),
+        ) else {
+            break;
+        };
+        let residuals: Vec<f64> = backgrounds
+            .iter()
+            .map(|&(cell, log_grey)| (log_grey - dot(&fit_terms(cell), &w)).abs())
+            .collect();
+        let mut among: Vec<f64> = residuals
+            .iter()
+            .zip(&kept)
+            .filter(|(_, k)| **k)
+            .map(|(r, _)| *r)
+            .collect();
+        among.sort_by(|a, b| a.total_cmp(b));
+        let limit = (3.0 * among[among.len() / 2]).max(0.05);
+        kept = residuals.iter().map(|&r| r < limit).collect();
+        weights = Some(w);
+    }
+    let Some(w) = weights else {
+        return [1.0; 64];
+    };
+    std::array::from_fn(|cell| {
+        let mut terms = fit_terms(cell);
+        terms[0] = 0.0;
+        terms[1] = 0.0;
+        dot(&terms, &w).exp() as f32
+    })
+}
+
+/// The sum of the products of two rows of terms.
+fn dot(a: &[f64; FIT_TERMS], b: &[f64; FIT_TERMS]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// The weights that fit `rows` (terms, value) best in least squares, by the normal equations
+/// and Gaussian elimination; `None` where they do not tell the weights apart.
+fn least_squares(rows: impl Iterator<Item = ([f64; FIT_TERMS], f64)>) -> Option<[f64; FIT_TERMS]> {
+    let mut a = [[0.0f64; FIT_TERMS + 1]; FIT_TERMS];
+    for (terms, value) in rows {
+        for i in 0..FIT_TERMS {
+            for j in 0..FIT_TERMS {
+                a[i][j] += terms[i] * terms[j];
+            }
+            a[i][FIT_TERMS] += terms[i] * value;
+        }
+    }
+    for col in 0..FIT_TERMS {
+        let pivot =
+            (col..FIT_TERMS).max_by(|&p, &q| a[p][col].abs().total_cmp(&a[q][col].abs()))?;
+        if a[pivot][col].abs() < 1e-9 {
+            return None;
+        }
+        a.swap(col, pivot);
+        let pivot_row = a[col];
+        for (row, values) in a.iter_mut().enumerate() {
+            if row != col {
+                let factor = values[col] / pivot_row[col];
+                for (value, above) in values.iter_mut().zip(&pivot_row).skip(col) {
+                    *value -= factor * above;
+                }
+            }
+        }
+    }
+    Some(std::array::from_fn(|i| a[i][FIT_TERMS] / a[i][i]))
 }
 
 /// Lowers the probability of the colour the board's split by grey does not give each piece
@@ -424,5 +550,105 @@ mod tests {
         let before = three.clone();
         kings_by_grey(&mut three, &greys);
         assert_eq!(three, before);
+    }
+
+    /// A board lit from the left: light and dark squares (0.8, 0.45), white pieces as in
+    /// [`board`], black pieces a blob of `black_grey`, every pixel times a light falling
+    /// linearly from 1 at the left edge to `1 - dim` at the right.
+    fn lit_board(white: &[usize], black: &[usize], black_grey: f32, dim: f32) -> Rectified {
+        let mut lit = board(white, &[]);
+        for y in 0..8 * SQUARE {
+            for x in 0..8 * SQUARE {
+                let cell = (y / SQUARE) * 8 + x / SQUARE;
+                let (dx, dy) = ((x % SQUARE) as f32 - 11.5, (y % SQUARE) as f32 - 11.5);
+                let pixel = &mut lit.gray[(y + MARGIN) * BOARD + x + MARGIN];
+                if black.contains(&cell) && (dx * dx + dy * dy).sqrt() < 8.0 {
+                    *pixel = black_grey;
+                }
+                *pixel *= 1.0 - dim * x as f32 / (8 * SQUARE) as f32;
+            }
+        }
+        lit
+    }
+
+    #[test]
+    fn the_light_on_each_square_is_measured_from_the_squares_around_the_pieces() {
+        let lit = lit_board(&[9, 27], &[0, 18], 0.1, 0.5);
+        let light = light_field(&lit, &silhouettes(&lit));
+        // At the squares' centres the light falls from 1 - 0.5 / 16 to 1 - 0.5 * 15 / 16.
+        let (left, right) = (1.0 - 0.5 / 16.0, 1.0 - 0.5 * 15.0 / 16.0);
+        for row in 0..8 {
+            let ratio = light[row * 8 + 7] / light[row * 8];
+            assert!((ratio - right / left).abs() < 0.05, "row {row}: {ratio}");
+        }
+        // Evenly lit, the field is flat.
+        let even = board(&[9, 27], &[0, 18]);
+        let flat = light_field(&even, &silhouettes(&even));
+        assert!(flat.iter().all(|l| (l - 1.0).abs() < 0.01), "{flat:?}");
+    }
+
+    #[test]
+    fn pieces_lit_from_one_side_are_split_by_the_light_on_their_squares() {
+        // Mid-grey black pieces on the light squares of the bright left half, white pieces on
+        // the dim right half: as they are, the far white pieces are as dark as the black ones.
+        let (white, black) = ([5, 7, 14, 21, 23], [0, 2, 9, 16, 18]);
+        let lit = lit_board(&white, &black, 0.35, 0.6);
+        let outlines = silhouettes(&lit);
+        let mut probabilities = vec![reading(0, 1.0, 1); 64];
+        for cell in white {
+            probabilities[cell] = reading(3, 0.6, 9); // B, nearly b
+        }
+        for cell in black {
+            probabilities[cell] = reading(9, 0.6, 3); // b, nearly B
+        }
+        let parted = |greys: &[Option<f32>; 64]| {
+            let lightest_black = black.iter().filter_map(|&c| greys[c]).fold(0.0, f32::max);
+            let darkest_white = white.iter().filter_map(|&c| greys[c]).fold(1.0, f32::min);
+            darkest_white - lightest_black
+        };
+        let raw = mean_greys(&lit, &outlines);
+        assert!(
+            parted(&raw) < MIN_SPLIT_GAP,
+            "as they are: {}",
+            parted(&raw)
+        );
+        let evened = greys_in_even_light(&lit, &outlines);
+        assert!(
+            parted(&evened) > MIN_SPLIT_GAP,
+            "in even light: {}",
+            parted(&evened)
+        );
+        // ... and the split turns the unsure readings on the wrong side.
+        reconcile(&mut probabilities, &evened);
+        for cell in white {
+            assert_eq!(
+                best_class(&probabilities[cell]),
+                3,
+                "{:?}",
+                probabilities[cell]
+            );
+        }
+        for cell in black {
+            assert_eq!(
+                best_class(&probabilities[cell]),
+                9,
+                "{:?}",
+                probabilities[cell]
+            );
+        }
+        // Evenly lit, the greys are taken as they are.
+        let even = board(&white, &[]);
+        let outlines = silhouettes(&even);
+        let (as_they_are, evened) = (
+            mean_greys(&even, &outlines),
+            greys_in_even_light(&even, &outlines),
+        );
+        for cell in white {
+            let (a, b) = (
+                as_they_are[cell].unwrap_or(0.0),
+                evened[cell].unwrap_or(1.0),
+            );
+            assert!((a - b).abs() < 1e-4, "{cell}: {a} against {b}");
+        }
     }
 }

@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::VisionError;
 use crate::alike::{OVER_COUNT_KEEP, cap_groups, groups_read, pool, split_overfull_pawn_groups};
 use crate::classify::{BoardReading, Classifier};
-use crate::colour::{kings_by_grey, mean_greys, reconcile};
+use crate::colour::{greys_in_even_light, kings_by_grey, reconcile};
 use crate::compose::{
     SquareReading, UNCERTAIN_BELOW, as_displayed, compose_grouped, design_doubted, display_index,
     flag_borrowed, flag_doubted_design, flag_implausible, flag_impossible_checks,
@@ -412,7 +412,7 @@ impl Recognizer {
             blank,
         } = self.classifier.read_board(&rectified)?;
         let outlines = silhouettes(&rectified);
-        let greys = mean_greys(&rectified, &outlines);
+        let greys = greys_in_even_light(&rectified, &outlines);
         reconcile(&mut probabilities, &greys);
         kings_by_grey(&mut probabilities, &greys);
         if self.weigh_knights {
