@@ -75,6 +75,8 @@
 use fenlens_fen::shakmaty::Color;
 
 use crate::classify::{CLASSES, best_class, piece_class, renormalize};
+use crate::cover::median;
+use crate::locate::solve;
 use crate::rectify::{BOARD, Rectified, SQUARE};
 use crate::silhouette::{EDGE, Silhouette, cell_origin};
 
@@ -153,9 +155,8 @@ pub fn light_field(board: &Rectified, outlines: &[Option<Silhouette>; 64]) -> [f
             if greys.len() < SQUARE {
                 return None;
             }
-            greys.sort_by(|a, b| a.total_cmp(b));
-            let median = greys[greys.len() / 2];
-            (median > 0.02).then(|| (cell, f64::from(median).ln()))
+            let background = median(&mut greys);
+            (background > 0.02).then(|| (cell, f64::from(background).ln()))
         })
         .collect();
     let mut kept = vec![true; backgrounds.len()];
@@ -205,35 +206,19 @@ fn dot(a: &[f64; FIT_TERMS], b: &[f64; FIT_TERMS]) -> f64 {
 }
 
 /// The weights that fit `rows` (terms, value) best in least squares, by the normal equations
-/// and Gaussian elimination; `None` where they do not tell the weights apart.
+/// ([`crate::locate::solve`]); `None` where they do not tell the weights apart.
 fn least_squares(rows: impl Iterator<Item = ([f64; FIT_TERMS], f64)>) -> Option<[f64; FIT_TERMS]> {
-    let mut a = [[0.0f64; FIT_TERMS + 1]; FIT_TERMS];
+    let mut products = [[0.0f64; FIT_TERMS]; FIT_TERMS];
+    let mut with_values = [0.0f64; FIT_TERMS];
     for (terms, value) in rows {
         for i in 0..FIT_TERMS {
             for j in 0..FIT_TERMS {
-                a[i][j] += terms[i] * terms[j];
+                products[i][j] += terms[i] * terms[j];
             }
-            a[i][FIT_TERMS] += terms[i] * value;
+            with_values[i] += terms[i] * value;
         }
     }
-    for col in 0..FIT_TERMS {
-        let pivot =
-            (col..FIT_TERMS).max_by(|&p, &q| a[p][col].abs().total_cmp(&a[q][col].abs()))?;
-        if a[pivot][col].abs() < 1e-9 {
-            return None;
-        }
-        a.swap(col, pivot);
-        let pivot_row = a[col];
-        for (row, values) in a.iter_mut().enumerate() {
-            if row != col {
-                let factor = values[col] / pivot_row[col];
-                for (value, above) in values.iter_mut().zip(&pivot_row).skip(col) {
-                    *value -= factor * above;
-                }
-            }
-        }
-    }
-    Some(std::array::from_fn(|i| a[i][FIT_TERMS] / a[i][i]))
+    solve(products, with_values)
 }
 
 /// Lowers the probability of the colour the board's split by grey does not give each piece

@@ -79,7 +79,7 @@ fn ring_background(board: &Rectified, cell: usize) -> (f32, f32) {
 }
 
 /// The middle value (the upper of the two middles of an even count); 0 for none.
-fn median(values: &mut [f32]) -> f32 {
+pub(crate) fn median(values: &mut [f32]) -> f32 {
     values.sort_by(f32::total_cmp);
     values.get(values.len() / 2).copied().unwrap_or(0.0)
 }

@@ -322,7 +322,7 @@ impl Homography {
                 }
             }
         }
-        let h = solve8(ata, atb)?;
+        let h = solve(ata, atb)?;
         // Undo the normalizations: H = Tx^-1 * Hn * Tu.
         let hn = [h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], 1.0];
         let tu = [us, 0.0, -us * umx, 0.0, us, -us * umy, 0.0, 0.0, 1.0];
@@ -345,16 +345,17 @@ fn mul3(a: &[f64; 9], b: &[f64; 9]) -> [f64; 9] {
     out
 }
 
-/// Solves an 8x8 system by Gaussian elimination with partial pivoting.
-fn solve8(mut a: [[f64; 8]; 8], mut b: [f64; 8]) -> Option<[f64; 8]> {
-    for col in 0..8 {
-        let pivot = (col..8).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))?;
+/// Solves an NxN system by Gaussian elimination with partial pivoting; `None` where a pivot
+/// is under 1e-12 (the system does not tell the unknowns apart).
+pub(crate) fn solve<const N: usize>(mut a: [[f64; N]; N], mut b: [f64; N]) -> Option<[f64; N]> {
+    for col in 0..N {
+        let pivot = (col..N).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))?;
         if a[pivot][col].abs() < 1e-12 {
             return None;
         }
         a.swap(col, pivot);
         b.swap(col, pivot);
-        for row in col + 1..8 {
+        for row in col + 1..N {
             let f = a[row][col] / a[col][col];
             let pivot_row = a[col];
             for (value, p) in a[row][col..].iter_mut().zip(&pivot_row[col..]) {
@@ -363,9 +364,9 @@ fn solve8(mut a: [[f64; 8]; 8], mut b: [f64; 8]) -> Option<[f64; 8]> {
             b[row] -= f * b[col];
         }
     }
-    let mut x = [0f64; 8];
-    for row in (0..8).rev() {
-        let s: f64 = (row + 1..8).map(|k| a[row][k] * x[k]).sum();
+    let mut x = [0f64; N];
+    for row in (0..N).rev() {
+        let s: f64 = (row + 1..N).map(|k| a[row][k] * x[k]).sum();
         x[row] = (b[row] - s) / a[row][row];
     }
     Some(x)
