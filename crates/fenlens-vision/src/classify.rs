@@ -7,7 +7,7 @@
 //! back from the weights' shapes. Weights are built into the binary
 //! (`models/square-net.safetensors`).
 
-use candle_core::{DType, Device, Module, Tensor};
+use candle_core::{Module, Tensor};
 use candle_nn::{Conv2d, Conv2dConfig, Linear, VarBuilder, conv2d, linear};
 use fenlens_fen::shakmaty::Piece;
 use fenlens_render::pieces::{PIECES, piece_index};
@@ -99,26 +99,6 @@ impl NetShape {
             + cells(CROP / 8) * c3 * c2 * 9
             + cells(CROP / 8) * c3 * self.hidden
             + self.hidden * CLASSES
-    }
-
-    /// The shape of a saved network, from its weights' dimensions.
-    fn of_weights(
-        tensors: &std::collections::HashMap<String, Tensor>,
-    ) -> candle_core::Result<NetShape> {
-        let out_dim = |name: &str| -> candle_core::Result<usize> {
-            tensors
-                .get(name)
-                .ok_or_else(|| candle_core::Error::Msg(format!("no tensor {name}")))?
-                .dim(0)
-        };
-        Ok(NetShape {
-            channels: [
-                out_dim("conv1.weight")?,
-                out_dim("conv2.weight")?,
-                out_dim("conv3.weight")?,
-            ],
-            hidden: out_dim("hidden.weight")?,
-        })
     }
 }
 
@@ -386,15 +366,7 @@ impl Classifier {
 
     /// A classifier from safetensors bytes.
     pub fn from_bytes(bytes: &[u8]) -> Result<Classifier, VisionError> {
-        let device = Device::Cpu;
-        let net = candle_core::safetensors::load_buffer(bytes, &device)
-            .and_then(|tensors| {
-                let shape = NetShape::of_weights(&tensors)?;
-                let vb = VarBuilder::from_tensors(tensors, DType::F32, &device);
-                SquareNet::new(vb, shape)
-            })
-            .and_then(|net| inference::FastSquareNet::new(&net))
-            .map_err(|e| VisionError::Model(e.to_string()))?;
+        let net = inference::FastSquareNet::from_safetensors(bytes).map_err(VisionError::Model)?;
         Ok(Classifier {
             nets: vec![net],
             mirror: true,
@@ -768,6 +740,7 @@ pub fn reads_more_surely(zoomed: &[[f32; CLASSES]], plain: &[[f32; CLASSES]]) ->
 mod tests {
     use super::*;
     use crate::rectify::cut_squares;
+    use candle_core::{DType, Device};
 
     #[test]
     fn classes_and_pieces_round_trip() {

@@ -2,37 +2,130 @@
 //!
 //! candle's general convolution cuts every picture of a batch into tiles and runs a small
 //! matrix product per tile, which for this tiny network costs more than the arithmetic (about
-//! 4 ms of a board's 8). Here each layer is one matrix product over the whole batch: the
-//! activations stay channels-last (`[n, height, width, channels]`), a 3x3 stride-2 convolution
-//! gathers its patches into rows (`im2col`) and multiplies them by the kernel laid out as
-//! `[3 * 3 * in, out]`, and bias and ReLU are added in the same pass that copies the result.
-//! The weights are rearranged once, when the model is loaded, from the [`SquareNet`] a
-//! training run saved; a test checks the two forward passes agree.
+//! 4 ms of a board's 8). Here each layer is one matrix product: the activations stay
+//! channels-last (`[n, height, width, channels]`), a 3x3 stride-2 convolution gathers its
+//! patches into rows (`im2col`) and multiplies them by the kernel laid out as
+//! `[3 * 3 * in, out]`, and bias and ReLU are added in one pass over the result. The products
+//! run in `gemm` (the kernel candle itself calls) on the calling thread, the convolutions a few
+//! crops at a time so that their buffers stay small and in the cache.
+//!
+//! The weights are read once, when the model is loaded, from the safetensors file a training
+//! run saved for [`SquareNet`], straight into this layout; a test checks the two forward
+//! passes agree.
 
-use candle_core::{Device, Tensor};
-
-use super::{CLASSES, SquareNet};
+use super::CLASSES;
+#[cfg(doc)]
+use super::SquareNet;
 use crate::rectify::CROP;
 
 /// One layer as a matrix product: `[rows, inputs] x [inputs, outputs]` plus a bias.
 struct Dense {
     /// `[inputs, outputs]`, row-major.
-    weight: Tensor,
+    weight: Vec<f32>,
     bias: Vec<f32>,
     inputs: usize,
 }
 
 impl Dense {
+    /// From a layer's stored weight, `outputs` rows of `inputs` little-endian f32 (candle's
+    /// layout for linear layers and, with the kernel's positions as columns, for
+    /// convolutions), and its bias. Column `c` of the stored weight becomes the product's input
+    /// `(c % runs) * stride + c / runs`, where `runs = inputs / stride`: inputs that candle
+    /// lays out as `stride` runs of `runs` values are interleaved, as this module's
+    /// channels-last activations hold them.
+    fn from_stored(
+        stored: &[u8],
+        outputs: usize,
+        inputs: usize,
+        bias: Vec<f32>,
+        stride: usize,
+    ) -> Result<Dense, String> {
+        let runs = inputs / stride.max(1);
+        if outputs == 0
+            || runs * stride != inputs
+            || bias.len() != outputs
+            || stored.len() != 4 * inputs * outputs
+        {
+            return Err(format!(
+                "a layer of {outputs} outputs and {inputs} inputs in runs of {stride} with {} \
+                 biases and {} bytes of weights",
+                bias.len(),
+                stored.len()
+            ));
+        }
+        let value = |i: usize| {
+            let b = &stored[4 * i..4 * i + 4];
+            f32::from_le_bytes([b[0], b[1], b[2], b[3]])
+        };
+        // A few outputs at a time, so that the stored rows being read stay in the cache.
+        let mut weight = vec![0.0f32; inputs * outputs];
+        for first in (0..outputs).step_by(LOAD_OUTPUTS_AT_ONCE) {
+            let block = first..(first + LOAD_OUTPUTS_AT_ONCE).min(outputs);
+            for (input, row) in weight.chunks_exact_mut(outputs).enumerate() {
+                let column = (input % stride) * runs + input / stride;
+                for o in block.clone() {
+                    row[o] = value(o * inputs + column);
+                }
+            }
+        }
+        Ok(Dense {
+            weight,
+            bias,
+            inputs,
+        })
+    }
+
     /// `rows x inputs` values in, `rows x outputs` out, with the bias added and, when `relu`,
     /// negatives set to zero.
-    fn apply(&self, input: Vec<f32>, relu: bool) -> candle_core::Result<Vec<f32>> {
+    ///
+    /// The product runs in `gemm`, the kernel candle's own matrix product calls, on this
+    /// thread: candle would copy both operands into tensors, copy the result out again, and
+    /// split a board's few thousand rows across threads, which costs more than it saves.
+    fn apply(&self, input: &[f32], relu: bool) -> Vec<f32> {
+        let mut out = Vec::new();
+        self.apply_into(input, relu, &mut out);
+        out
+    }
+
+    /// [`Dense::apply`] into `out`, whose allocation is reused.
+    fn apply_into(&self, input: &[f32], relu: bool, out: &mut Vec<f32>) {
+        let outputs = self.bias.len();
         let rows = input.len() / self.inputs;
-        let input = Tensor::from_vec(input, (rows, self.inputs), &Device::Cpu)?;
-        let mut out = input
-            .matmul(&self.weight)?
-            .flatten_all()?
-            .to_vec1::<f32>()?;
-        for row in out.chunks_exact_mut(self.bias.len()) {
+        assert_eq!(rows * self.inputs, input.len(), "a partial row");
+        assert_eq!(
+            self.weight.len(),
+            self.inputs * outputs,
+            "the weights' shape"
+        );
+        out.clear();
+        out.resize(rows * outputs, 0.0);
+        // SAFETY: every operand is a contiguous row-major matrix of the dimensions and strides
+        // given (checked above: `input` is rows x inputs, `weight` inputs x outputs, and `out`
+        // rows x outputs), and `out` does not overlap either input.
+        unsafe {
+            gemm::gemm(
+                rows,
+                outputs,
+                self.inputs,
+                out.as_mut_ptr(),
+                1,
+                outputs as isize,
+                false,
+                input.as_ptr(),
+                1,
+                self.inputs as isize,
+                self.weight.as_ptr(),
+                1,
+                outputs as isize,
+                0.0,
+                1.0,
+                false,
+                false,
+                false,
+                gemm::Parallelism::None,
+            );
+        }
+        for row in out.chunks_exact_mut(outputs) {
             for (v, b) in row.iter_mut().zip(&self.bias) {
                 *v += b;
                 if relu && *v < 0.0 {
@@ -40,7 +133,6 @@ impl Dense {
                 }
             }
         }
-        Ok(out)
     }
 }
 
@@ -51,37 +143,21 @@ struct Conv {
 }
 
 impl Conv {
-    /// From candle's `[out, in, 3, 3]` kernel and its bias.
-    fn from_candle(conv: &candle_nn::Conv2d) -> candle_core::Result<Conv> {
-        let (out, channels_in, _, _) = conv.weight().dims4()?;
-        // Rows of the gathered patches run (ky, kx, channel): the same layout as training's
-        // `conv_stride2` uses.
-        let inputs = 9 * channels_in;
-        let weight = conv
-            .weight()
-            .permute((2, 3, 1, 0))?
-            .reshape((inputs, out))?
-            .contiguous()?;
-        let bias = match conv.bias() {
-            Some(b) => b.to_vec1::<f32>()?,
-            None => vec![0.0; out],
-        };
-        Ok(Conv {
-            dense: Dense {
-                weight,
-                bias,
-                inputs,
-            },
-            channels_in,
-        })
-    }
-
-    /// `n` channels-last pictures of `side`x`side` in, `n` of `side/2`x`side/2` out.
-    fn apply(&self, input: &[f32], n: usize, side: usize) -> candle_core::Result<Vec<f32>> {
+    /// `n` channels-last pictures of `side`x`side` in, `n` of `side/2`x`side/2` into `out`;
+    /// `patches` is scratch space. Both allocations are reused.
+    fn apply_into(
+        &self,
+        input: &[f32],
+        n: usize,
+        side: usize,
+        patches: &mut Vec<f32>,
+        out: &mut Vec<f32>,
+    ) {
         let c = self.channels_in;
         let half = side / 2;
         let row_len = 9 * c;
-        let mut patches = vec![0.0f32; n * half * half * row_len];
+        patches.clear();
+        patches.resize(n * half * half * row_len, 0.0);
         // One row per output pixel, pictures one after another.
         for (i, row) in patches.chunks_exact_mut(row_len).enumerate() {
             let (b, oy, ox) = (i / (half * half), (i / half) % half, i % half);
@@ -102,7 +178,7 @@ impl Conv {
                 }
             }
         }
-        self.dense.apply(patches, true)
+        self.dense.apply_into(patches, true, out);
     }
 }
 
@@ -114,36 +190,85 @@ pub(super) struct FastSquareNet {
 }
 
 impl FastSquareNet {
-    /// Rearranges a loaded network's weights.
-    pub(super) fn new(net: &SquareNet) -> candle_core::Result<FastSquareNet> {
-        let convs = [
-            Conv::from_candle(&net.conv1)?,
-            Conv::from_candle(&net.conv2)?,
-            Conv::from_candle(&net.conv3)?,
-        ];
+    /// Reads a network that training saved (safetensors: `conv1` to `conv3`, `hidden` and
+    /// `output`, each a `weight` and a `bias` in f32) straight from the file's bytes into this
+    /// module's layout, checking every shape against the others. Nothing is copied but the
+    /// rearranged weights: going through candle's tensors copied each model three times,
+    /// which is most of what loading cost a process (every fresh page of memory is paid for).
+    pub(super) fn from_safetensors(bytes: &[u8]) -> Result<FastSquareNet, String> {
+        let file = safetensors::SafeTensors::deserialize(bytes)
+            .map_err(|e| format!("not a safetensors file: {e}"))?;
+        let stored = |name: &str, rank: usize| -> Result<(Vec<usize>, &[u8]), String> {
+            let view = file.tensor(name).map_err(|_| format!("no tensor {name}"))?;
+            if view.dtype() != safetensors::Dtype::F32 || view.shape().len() != rank {
+                return Err(format!(
+                    "{name} is {:?} {:?}, not f32 of rank {rank}",
+                    view.dtype(),
+                    view.shape()
+                ));
+            }
+            Ok((view.shape().to_vec(), view.data()))
+        };
+        let bias = |layer: &str, outputs: usize| -> Result<Vec<f32>, String> {
+            let name = format!("{layer}.bias");
+            let (shape, data) = stored(&name, 1)?;
+            if shape[0] != outputs {
+                return Err(format!(
+                    "{name} has {} values for {outputs} outputs",
+                    shape[0]
+                ));
+            }
+            Ok(data
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect())
+        };
+        let mismatch = |name: &str, shape: &[usize], wanted: &[usize]| {
+            format!("{name} is {shape:?}, expected {wanted:?}")
+        };
+        let mut channels_in = 1;
+        let mut convs = Vec::with_capacity(3);
+        for layer in ["conv1", "conv2", "conv3"] {
+            let name = format!("{layer}.weight");
+            let (shape, data) = stored(&name, 4)?;
+            let outputs = shape[0];
+            if shape[1..] != [channels_in, 3, 3] {
+                return Err(mismatch(&name, &shape, &[outputs, channels_in, 3, 3]));
+            }
+            // Rows of the gathered patches run (ky, kx, channel), the same layout as
+            // training's `conv_stride2` uses; candle's kernel runs (channel, ky, kx).
+            let dense = Dense::from_stored(
+                data,
+                outputs,
+                9 * channels_in,
+                bias(layer, outputs)?,
+                channels_in,
+            )?;
+            convs.push(Conv { dense, channels_in });
+            channels_in = outputs;
+        }
         // candle flattens the last convolution's output channels-first (c, y, x); here it is
-        // channels-last (y, x, c), so the hidden layer's inputs are reordered to match.
-        let channels = net.conv3.weight().dims4()?.0;
-        let cells = SIDE_AFTER_CONVS * SIDE_AFTER_CONVS;
-        let out = net.hidden.weight().dim(0)?;
-        let inputs = channels * cells;
-        let weight = net
-            .hidden
-            .weight()
-            .reshape((out, channels, cells))?
-            .permute((2, 1, 0))?
-            .reshape((inputs, out))?
-            .contiguous()?;
-        let hidden = Dense {
-            weight,
-            bias: bias_of(&net.hidden, out)?,
-            inputs,
-        };
-        let output = Dense {
-            weight: net.output.weight().t()?.contiguous()?,
-            bias: bias_of(&net.output, CLASSES)?,
-            inputs: out,
-        };
+        // channels-last (y, x, c), so the hidden layer's inputs are interleaved to match.
+        let cells = (CROP / 8) * (CROP / 8);
+        let (shape, data) = stored("hidden.weight", 2)?;
+        let width = shape[0];
+        if shape[1] != channels_in * cells {
+            return Err(mismatch(
+                "hidden.weight",
+                &shape,
+                &[width, channels_in * cells],
+            ));
+        }
+        let hidden =
+            Dense::from_stored(data, width, shape[1], bias("hidden", width)?, channels_in)?;
+        let (shape, data) = stored("output.weight", 2)?;
+        if shape != [CLASSES, width] {
+            return Err(mismatch("output.weight", &shape, &[CLASSES, width]));
+        }
+        let output = Dense::from_stored(data, CLASSES, width, bias("output", CLASSES)?, 1)?;
+        let convs: [Conv; 3] = convs
+            .try_into()
+            .map_err(|_| "three convolutions".to_string())?;
         Ok(FastSquareNet {
             convs,
             hidden,
@@ -160,11 +285,19 @@ impl FastSquareNet {
     /// values a crop, the crops one after another: what the network sees in a square before it
     /// names the class.
     pub(super) fn hidden_units(&self, crops: &[f32]) -> candle_core::Result<Vec<f32>> {
-        let n = crops.len() / (CROP * CROP);
-        let mut x = self.convs[0].apply(crops, n, CROP)?;
-        x = self.convs[1].apply(&x, n, CROP / 2)?;
-        x = self.convs[2].apply(&x, n, CROP / 4)?;
-        self.hidden.apply(x, true)
+        let mut features = Vec::with_capacity(crops.len() / (CROP * CROP) * self.hidden.inputs);
+        let (mut patches, mut a, mut b) = (Vec::new(), Vec::new(), Vec::new());
+        // The convolutions run a few crops at a time, so that their gathered patches stay in
+        // the cache and the same few buffers serve a whole board. Every output is one sum over
+        // a patch whatever the batch, so the results do not depend on how the crops are split.
+        for chunk in crops.chunks(CONV_CHUNK * CROP * CROP) {
+            let n = chunk.len() / (CROP * CROP);
+            self.convs[0].apply_into(chunk, n, CROP, &mut patches, &mut a);
+            self.convs[1].apply_into(&a, n, CROP / 2, &mut patches, &mut b);
+            self.convs[2].apply_into(&b, n, CROP / 4, &mut patches, &mut a);
+            features.extend_from_slice(&a);
+        }
+        Ok(self.hidden.apply(&features, true))
     }
 
     /// How many hidden units a crop has.
@@ -177,20 +310,16 @@ impl FastSquareNet {
         &self,
         units: Vec<f32>,
     ) -> candle_core::Result<Vec<[f32; CLASSES]>> {
-        let logits = self.output.apply(units, false)?;
+        let logits = self.output.apply(&units, false);
         Ok(logits.chunks_exact(CLASSES).map(softmax).collect())
     }
 }
 
-/// Side of the last convolution's output: three halvings of a crop.
-const SIDE_AFTER_CONVS: usize = CROP / 8;
+/// How many of a layer's outputs [`Dense::from_stored`] reads at a time.
+const LOAD_OUTPUTS_AT_ONCE: usize = 8;
 
-fn bias_of(linear: &candle_nn::Linear, len: usize) -> candle_core::Result<Vec<f32>> {
-    match linear.bias() {
-        Some(b) => b.to_vec1::<f32>(),
-        None => Ok(vec![0.0; len]),
-    }
-}
+/// How many crops the convolutions take at a time (see [`FastSquareNet::hidden_units`]).
+const CONV_CHUNK: usize = 8;
 
 fn softmax(logits: &[f32]) -> [f32; CLASSES] {
     let max = logits.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
@@ -205,24 +334,70 @@ fn softmax(logits: &[f32]) -> [f32; CLASSES] {
 
 #[cfg(test)]
 mod tests {
+    use super::super::{NetShape, SquareNet};
     use super::*;
-    use candle_core::DType;
+    use candle_core::{DType, Device, Tensor};
     use candle_nn::{VarBuilder, VarMap};
+
+    /// A small random network's variables.
+    fn random_net() -> (VarMap, SquareNet) {
+        let varmap = VarMap::new();
+        let vb = VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu);
+        let shape = NetShape {
+            channels: [8, 12, 20],
+            hidden: 24,
+        };
+        let net = SquareNet::new(vb, shape).unwrap();
+        (varmap, net)
+    }
+
+    /// The variables by name.
+    fn tensors(varmap: &VarMap) -> Vec<(String, Tensor)> {
+        let data = varmap.data().lock().unwrap();
+        data.iter()
+            .map(|(name, var)| (name.clone(), var.as_tensor().clone()))
+            .collect()
+    }
+
+    /// The bytes a training run would save for these variables.
+    fn saved(varmap: &VarMap) -> Vec<u8> {
+        safetensors::serialize(tensors(varmap), None).unwrap()
+    }
+
+    #[test]
+    fn a_saved_network_cut_short_or_of_the_wrong_shape_is_refused() {
+        let (varmap, _) = random_net();
+        let bytes = saved(&varmap);
+        assert!(FastSquareNet::from_safetensors(&bytes).is_ok());
+        let error = |bytes: &[u8]| FastSquareNet::from_safetensors(bytes).err().unwrap();
+
+        assert!(error(&bytes[..bytes.len() / 2]).contains("not a safetensors file"));
+        assert!(error(b"").contains("not a safetensors file"));
+
+        let without_a_bias: Vec<_> = tensors(&varmap)
+            .into_iter()
+            .filter(|(name, _)| name != "output.bias")
+            .collect();
+        let bytes = safetensors::serialize(without_a_bias, None).unwrap();
+        assert_eq!(error(&bytes), "no tensor output.bias");
+
+        // A hidden layer one input short of the last convolution's 20 x 4 x 4 features.
+        let mut wrong = tensors(&varmap);
+        for (name, tensor) in wrong.iter_mut() {
+            if name == "hidden.weight" {
+                *tensor = Tensor::zeros((24, 20 * 16 - 1), DType::F32, &Device::Cpu).unwrap();
+            }
+        }
+        let bytes = safetensors::serialize(wrong, None).unwrap();
+        assert!(error(&bytes).starts_with("hidden.weight is [24, 319]"));
+    }
 
     #[test]
     fn agrees_with_the_candle_network() {
-        let varmap = VarMap::new();
-        let vb = VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu);
-        let net = SquareNet::new(
-            vb,
-            super::super::NetShape {
-                channels: [8, 12, 20],
-                hidden: 24,
-            },
-        )
-        .unwrap();
-        let fast = FastSquareNet::new(&net).unwrap();
-        let n = 5;
+        let (varmap, net) = random_net();
+        let fast = FastSquareNet::from_safetensors(&saved(&varmap)).unwrap();
+        // Two whole chunks of crops for the convolutions and part of a third.
+        let n = 2 * CONV_CHUNK + 3;
         // A varied, deterministic input: gradients and a checkerboard.
         let crops: Vec<f32> = (0..n * CROP * CROP)
             .map(|i| {
