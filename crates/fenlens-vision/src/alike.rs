@@ -69,6 +69,7 @@
 //! Assumes the rectified board of [`crate::rectify`] and probabilities in display order.
 
 use fenlens_fen::shakmaty::Role;
+use rayon::prelude::*;
 
 use crate::classify::{CLASSES, best_class, class_piece, renormalize};
 use crate::compose::without_promotion;
@@ -505,8 +506,16 @@ pub fn groups_read(
             (c, back, contrast)
         })
         .collect();
-    for (i, &(a, a_back, a_contrast)) in occupied.iter().enumerate() {
-        for &(b, b_back, b_contrast) in &occupied[i + 1..] {
+    let pairs: Vec<(usize, usize)> = (0..occupied.len())
+        .flat_map(|i| (i + 1..occupied.len()).map(move |j| (i, j)))
+        .collect();
+    // Each pair is measured on its own (in parallel: this is most of the stage's time), then
+    // joined in order; the groups are the linked pairs' connected parts whatever the order.
+    let linked: Vec<bool> = pairs
+        .par_iter()
+        .map(|&(i, j)| {
+            let (a, a_back, a_contrast) = occupied[i];
+            let (b, b_back, b_contrast) = occupied[j];
             // On one background the pixels differ by at least the difference of the two
             // contrasts (a pixel's shift changes b's a little, hence the factor 2): most pairs
             // of different pieces end here.
@@ -530,11 +539,13 @@ pub fn groups_read(
                         d < TOLERANT_ALIKE_BELOW || (d < LOOSE_ALIKE_BELOW && overlap(a, b))
                     })
             };
-            if linked || seen_alike(a, b) {
-                let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
-                parent[ra.max(rb)] = ra.min(rb);
-            }
-        }
+            linked || seen_alike(a, b)
+        })
+        .collect();
+    for (&(i, j), _) in pairs.iter().zip(&linked).filter(|(_, linked)| **linked) {
+        let (a, b) = (occupied[i].0, occupied[j].0);
+        let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
+        parent[ra.max(rb)] = ra.min(rb);
     }
     let mut members: Vec<Vec<usize>> = vec![Vec::new(); 64];
     for &(cell, _, _) in &occupied {

@@ -290,6 +290,26 @@ fn a_missing_model_file_is_an_error_that_names_it() {
 }
 
 #[test]
+fn a_file_that_is_not_a_model_is_refused_and_no_picture_is_printed() {
+    // The model is read before any picture: its error comes alone, as a usage error.
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/example.png");
+    let example = example.display().to_string();
+    let out = fenlens(&[
+        "recognize",
+        "--model",
+        &example,
+        &example,
+        "/nonexistent.png",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("not a safetensors file"), "{stderr}");
+    assert!(stderr.contains("example.png"), "{stderr}");
+    assert!(!stderr.contains("/nonexistent.png"), "{stderr}");
+}
+
+#[test]
 fn broken_files_give_errors_not_panics() {
     let dir = temp_dir("broken");
     let empty = dir.join("empty.png");
