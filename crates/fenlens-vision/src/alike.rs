@@ -115,8 +115,7 @@ fn background(board: &Rectified, cell: usize) -> f32 {
         .flat_map(|i| [(i, 0), (i, SQUARE - 1), (0, i), (SQUARE - 1, i)])
         .map(|(x, y)| board.gray[(y0 + y) * BOARD + x0 + x])
         .collect();
-    ring.sort_by(f32::total_cmp);
-    ring[ring.len() / 2]
+    crate::cover::median(&mut ring)
 }
 
 /// How unlike two squares (display order) look: the summed absolute difference of their pixels

@@ -539,10 +539,6 @@ impl Classifier {
     /// crops whose leading average has a best class under [`SECOND_OPINION_BELOW`].
     fn forward(&self, crops: &[f32], keep_units: bool) -> Result<Looked, VisionError> {
         let count = crops.len() / (CROP * CROP);
-        let model_error = |e: candle_core::Error| VisionError::Model(e.to_string());
-        let run = |net: &inference::FastSquareNet, crops: &[f32]| {
-            net.probabilities(crops).map_err(model_error)
-        };
         let mut units = vec![Vec::new(); count];
         let mut tally = Tally {
             sums: vec![[0.0; CLASSES]; count],
@@ -552,7 +548,7 @@ impl Classifier {
         };
         let (leading, others) = self.nets.split_at(self.nets.len().min(LEADING_MEMBERS));
         for net in leading {
-            let hidden = net.hidden_units(crops).map_err(model_error)?;
+            let hidden = net.hidden_units(crops);
             if keep_units {
                 for (kept, crop_units) in units
                     .iter_mut()
@@ -561,7 +557,7 @@ impl Classifier {
                     kept.extend_from_slice(crop_units);
                 }
             }
-            let rows = net.probabilities_of_units(hidden).map_err(model_error)?;
+            let rows = net.probabilities_of_units(hidden);
             for (cell, row) in rows.iter().enumerate() {
                 tally.add(cell, *row);
             }
@@ -584,7 +580,7 @@ impl Classifier {
                 gathered.extend_from_slice(&crops[cell * CROP * CROP..(cell + 1) * CROP * CROP]);
             }
             for net in others {
-                for (&cell, row) in unsure.iter().zip(run(net, &gathered)?) {
+                for (&cell, row) in unsure.iter().zip(net.probabilities(&gathered)) {
                     tally.add(cell, row);
                 }
             }

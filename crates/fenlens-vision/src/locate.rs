@@ -1010,8 +1010,7 @@ fn square_background(
             }
         }
     }
-    values.sort_by(f32::total_cmp);
-    Some(values[values.len() / 2])
+    Some(crate::cover::median(&mut values))
 }
 
 /// How the lines of squares of a fit, and the lines beyond it, alternate light and dark like
@@ -1049,11 +1048,10 @@ impl<'a> Lines<'a> {
         if light.len() + dark.len() < MIN_SQUARES_INSIDE || light.is_empty() || dark.is_empty() {
             return None;
         }
-        let median = |v: &mut Vec<f32>| {
-            v.sort_by(f32::total_cmp);
-            v[v.len() / 2]
-        };
-        let (l, d) = (median(&mut light), median(&mut dark));
+        let (l, d) = (
+            crate::cover::median(&mut light),
+            crate::cover::median(&mut dark),
+        );
         if (l - d).abs() < EDGE_MIN_CONTRAST {
             return None;
         }

@@ -174,17 +174,16 @@ const LABEL_PLACES: [((f32, f32), (f32, f32)); 4] = [
 
 /// The background grey of a label region: its median sample.
 fn median_grey(samples: &[f32]) -> f32 {
-    let mut sorted = samples.to_vec();
-    sorted.sort_by(f32::total_cmp);
-    sorted[sorted.len() / 2]
+    let mut values = samples.to_vec();
+    crate::cover::median(&mut values)
 }
 
 /// How far from the background a sample must be to count as ink: half the region's contrast
 /// (the 97th percentile of the `deviations` from the background), or `None` when that contrast
 /// is too faint for a label.
 fn ink_threshold(mut deviations: Vec<f32>) -> Option<f32> {
-    deviations.sort_by(f32::total_cmp);
-    let contrast = deviations[deviations.len() * 97 / 100];
+    let at = deviations.len() * 97 / 100;
+    let contrast = *deviations.select_nth_unstable_by(at, f32::total_cmp).1;
     (contrast >= 0.06).then_some(contrast * 0.5)
 }
 

@@ -64,8 +64,8 @@ fn keep_freed_memory() {
 /// Keeps candle's own worker threads (used for element-wise operations) to the calling thread
 /// unless the user set `CANDLE_NUM_THREADS`. Pictures are processed in parallel on rayon's
 /// threads; candle's workers spin while they wait and would compete with them for the cores
-/// (on 2 cores: 71 boards of 200 px a second with them, 103 without; one picture alone is as
-/// fast either way).
+/// (on 2 cores, when recognition still ran in candle: 71 boards of 200 px a second with them,
+/// 103 without). Since the fifty-eighth session only `fenlens train` runs candle.
 fn keep_candle_on_the_calling_thread() {
     if std::env::var_os("CANDLE_NUM_THREADS").is_none() {
         // SAFETY: called first thing in `main`, before any other thread exists, so nothing
@@ -77,7 +77,8 @@ fn keep_candle_on_the_calling_thread() {
 /// Sets `RAYON_NUM_THREADS` to the number of cores this process may use, unless the user set
 /// it. Rayon's pool gets the same size as without it, but candle asks for its thread count on
 /// every matrix product, and without the variable it answers by reading `/proc/cpuinfo` each
-/// time (265 reads for one picture: 4-5 ms of a 33 ms run on 2 cores).
+/// time (265 reads for one picture, when recognition still ran in candle: 4-5 ms of a 33 ms
+/// run on 2 cores; training runs it still).
 fn count_threads_once() {
     if std::env::var_os("RAYON_NUM_THREADS").is_none() {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());

@@ -277,14 +277,14 @@ impl FastSquareNet {
     }
 
     /// Class probabilities for `n` crops of `CROP`x`CROP`, one row of `CLASSES` each.
-    pub(super) fn probabilities(&self, crops: &[f32]) -> candle_core::Result<Vec<[f32; CLASSES]>> {
-        self.probabilities_of_units(self.hidden_units(crops)?)
+    pub(super) fn probabilities(&self, crops: &[f32]) -> Vec<[f32; CLASSES]> {
+        self.probabilities_of_units(self.hidden_units(crops))
     }
 
     /// The hidden layer's units for `n` crops of `CROP`x`CROP`, [`FastSquareNet::hidden_width`]
     /// values a crop, the crops one after another: what the network sees in a square before it
     /// names the class.
-    pub(super) fn hidden_units(&self, crops: &[f32]) -> candle_core::Result<Vec<f32>> {
+    pub(super) fn hidden_units(&self, crops: &[f32]) -> Vec<f32> {
         let mut features = Vec::with_capacity(crops.len() / (CROP * CROP) * self.hidden.inputs);
         let (mut patches, mut a, mut b) = (Vec::new(), Vec::new(), Vec::new());
         // The convolutions run a few crops at a time, so that their gathered patches stay in
@@ -297,7 +297,7 @@ impl FastSquareNet {
             self.convs[2].apply_into(&b, n, CROP / 4, &mut patches, &mut a);
             features.extend_from_slice(&a);
         }
-        Ok(self.hidden.apply(&features, true))
+        self.hidden.apply(&features, true)
     }
 
     /// How many hidden units a crop has.
@@ -306,12 +306,9 @@ impl FastSquareNet {
     }
 
     /// Class probabilities from the hidden units [`FastSquareNet::hidden_units`] gave.
-    pub(super) fn probabilities_of_units(
-        &self,
-        units: Vec<f32>,
-    ) -> candle_core::Result<Vec<[f32; CLASSES]>> {
+    pub(super) fn probabilities_of_units(&self, units: Vec<f32>) -> Vec<[f32; CLASSES]> {
         let logits = self.output.apply(&units, false);
-        Ok(logits.chunks_exact(CLASSES).map(softmax).collect())
+        logits.chunks_exact(CLASSES).map(softmax).collect()
     }
 }
 
@@ -411,7 +408,7 @@ mod tests {
             .unwrap()
             .to_vec2::<f32>()
             .unwrap();
-        let got = fast.probabilities(&crops).unwrap();
+        let got = fast.probabilities(&crops);
         assert_eq!(got.len(), n);
         let mut spread = 0.0f32;
         for (g, e) in got.iter().zip(&expected) {
