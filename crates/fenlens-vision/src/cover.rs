@@ -73,6 +73,7 @@ fn ring_background(board: &Rectified, cell: usize) -> (f32, f32) {
             }
         }
     }
+    // Sorted whole: the spread reads two deciles too.
     greys.sort_by(f32::total_cmp);
     let middle = median(&mut greys);
     let spread = greys[greys.len() * 9 / 10] - greys[greys.len() / 10];

@@ -99,6 +99,9 @@ impl Dense {
         );
         out.clear();
         out.resize(rows * outputs, 0.0);
+        if rows == 0 {
+            return;
+        }
         // SAFETY: every operand is a contiguous row-major matrix of the dimensions and strides
         // given (checked above: `input` is rows x inputs, `weight` inputs x outputs, and `out`
         // rows x outputs), and `out` does not overlap either input.
@@ -387,6 +390,14 @@ mod tests {
         }
         let bytes = safetensors::serialize(wrong, None).unwrap();
         assert!(error(&bytes).starts_with("hidden.weight is [24, 319]"));
+    }
+
+    #[test]
+    fn no_crops_give_no_readings() {
+        let (varmap, _) = random_net();
+        let fast = FastSquareNet::from_safetensors(&saved(&varmap)).unwrap();
+        assert!(fast.probabilities(&[]).is_empty());
+        assert!(fast.hidden_units(&[]).is_empty());
     }
 
     #[test]
