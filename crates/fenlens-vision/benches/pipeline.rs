@@ -46,6 +46,8 @@ fn bench(c: &mut Criterion) {
 
     let mut group = c.benchmark_group("stage-800px");
     group.sample_size(20);
+    // Once a process: the four built-in networks read from the bytes in the binary.
+    group.bench_function("load-models", |b| b.iter(Classifier::embedded));
     group.bench_function("decode", |b| b.iter(|| decode(black_box(&png))));
     group.bench_function("locate", |b| b.iter(|| locate(black_box(&image))));
     group.bench_function("rectify-and-cut", |b| {
