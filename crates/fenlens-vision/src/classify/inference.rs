@@ -53,10 +53,7 @@ impl Dense {
                 stored.len()
             ));
         }
-        let value = |i: usize| {
-            let b = &stored[4 * i..4 * i + 4];
-            f32::from_le_bytes([b[0], b[1], b[2], b[3]])
-        };
+        let value = |i: usize| little_endian(&stored[4 * i..4 * i + 4]);
         // A few outputs at a time, so that the stored rows being read stay in the cache.
         let mut weight = vec![0.0f32; inputs * outputs];
         for first in (0..outputs).step_by(LOAD_OUTPUTS_AT_ONCE) {
@@ -221,10 +218,7 @@ impl FastSquareNet {
                     shape[0]
                 ));
             }
-            Ok(data
-                .chunks_exact(4)
-                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                .collect())
+            Ok(data.chunks_exact(4).map(little_endian).collect())
         };
         let mismatch = |name: &str, shape: &[usize], wanted: &[usize]| {
             format!("{name} is {shape:?}, expected {wanted:?}")
@@ -320,6 +314,11 @@ const LOAD_OUTPUTS_AT_ONCE: usize = 8;
 
 /// How many crops the convolutions take at a time (see [`FastSquareNet::hidden_units`]).
 const CONV_CHUNK: usize = 8;
+
+/// One f32 as safetensors stores it: four bytes, little-endian.
+fn little_endian(bytes: &[u8]) -> f32 {
+    f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]])
+}
 
 fn softmax(logits: &[f32]) -> [f32; CLASSES] {
     let max = logits.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
