@@ -7,7 +7,7 @@
 //! cargo run --release -p fenlens-vision --example orient_readers -- PICTURE...
 //! ```
 
-use fenlens_vision::orient::{orient, orient_from_labels, orient_from_ranks};
+use fenlens_vision::orient::{orient_from_labels, orient_from_ranks, orient_placement};
 use fenlens_vision::pipeline::{Flipped, Options, Recognizer};
 use fenlens_vision::prior::game_likeness;
 
@@ -46,7 +46,7 @@ fn readers(
         "letters {:?}, ranks {:?}, position {:?}, game-likeness {:.2}",
         orient_from_labels(&image, corners),
         orient_from_ranks(&image, corners),
-        orient(&read.placement),
+        orient_placement(&read.placement),
         likeness_either_way_up(&read.placement),
     ))
 }

@@ -449,9 +449,10 @@ impl Recognizer {
                     (Some(letters), Some(ranks)) => Some(join_labels(letters, ranks)),
                     (letters, ranks) => letters.or(ranks),
                 };
+                let by_position = orient(&probabilities);
                 let o = match by_labels {
-                    Some(by_labels) => with_labels(by_labels, &displayed),
-                    None => orient(&displayed),
+                    Some(by_labels) => with_labels(by_labels, &displayed, by_position),
+                    None => by_position,
                 };
                 (o.flipped, o.confidence)
             }

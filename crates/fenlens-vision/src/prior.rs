@@ -28,6 +28,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::classify::{CLASSES, piece_class, piece_share, renormalize};
+use crate::compose::shown_at;
 
 /// How strongly the prior weighs: the power the class frequency is raised to.
 pub const WEIGHT: f32 = 0.15;
@@ -130,13 +131,29 @@ pub fn game_likeness(board: &Board) -> f32 {
     }
 }
 
-/// The natural logarithm of how likely games make `board`, its squares counted as independent:
-/// the sum over all 64 squares of the log of how often games hold what the square holds
-/// (empty squares included).
-pub fn log_likelihood(board: &Board) -> f32 {
-    Square::ALL
-        .into_iter()
-        .map(|square| log_frequency(square, piece_class(board.piece_at(square))))
+/// The natural logarithm of how likely games make a board's readings, its squares counted as
+/// independent: the sum over the 64 squares of the log of how often games hold there what the
+/// square may hold, each class weighed by its probability. `readings` are the 13 class
+/// probabilities of the squares as displayed (top row first, left to right); `flipped` takes
+/// the board as shown with Black at the bottom. A sure reading counts the log of how often
+/// games hold its piece there; an unsure one counts less, so that a piece misread with little
+/// certainty on a square no game would put it on says little about the board.
+pub fn log_likelihood(readings: &[[f32; CLASSES]], flipped: bool) -> f32 {
+    readings
+        .iter()
+        .enumerate()
+        .filter_map(|(cell, probabilities)| Some((shown_at(cell, flipped)?, probabilities)))
+        .map(|(square, probabilities)| {
+            let games = &FREQUENCY[square as usize];
+            probabilities
+                .iter()
+                .zip(games)
+                .map(|(p, frequency)| p * frequency)
+                .sum::<f32>()
+                // Every frequency is above 0; only a row of zeros, no reading, gets here.
+                .max(f32::MIN_POSITIVE)
+                .ln()
+        })
         .sum()
 }
 
