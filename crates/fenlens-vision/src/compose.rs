@@ -235,11 +235,21 @@ pub fn display_index(square: Square, flipped: bool) -> usize {
 }
 
 /// The square shown at a display-order index ([`display_index`]'s inverse; `None` past 63).
+/// A table looked up, since orientation asks it for every cell of every picture.
 pub fn shown_at(cell: usize, flipped: bool) -> Option<Square> {
-    Square::ALL
-        .into_iter()
-        .find(|&square| display_index(square, flipped) == cell)
+    SHOWN_AT[usize::from(flipped)].get(cell).copied()
 }
+
+/// [`shown_at`]'s answers, upright then flipped, worked out once from [`display_index`].
+static SHOWN_AT: std::sync::LazyLock<[[Square; 64]; 2]> = std::sync::LazyLock::new(|| {
+    [false, true].map(|flipped| {
+        let mut shown = [Square::A1; 64];
+        for square in Square::ALL {
+            shown[display_index(square, flipped)] = square;
+        }
+        shown
+    })
+});
 
 /// Builds the readings (standard orientation) from display-order probabilities.
 pub fn compose(probabilities: &[[f32; CLASSES]], flipped: bool) -> Vec<SquareReading> {
