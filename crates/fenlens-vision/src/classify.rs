@@ -11,6 +11,7 @@ use candle_core::{Module, Tensor};
 use candle_nn::{Conv2d, Conv2dConfig, Linear, VarBuilder, conv2d, linear};
 use fenlens_fen::shakmaty::Piece;
 use fenlens_render::pieces::{PIECES, piece_index};
+use rayon::prelude::*;
 
 use crate::VisionError;
 use crate::rectify::{CROP, Rectified, blank_cells, cut_cells, cut_cells_zoomed, mirror_crop};
@@ -547,8 +548,17 @@ impl Classifier {
             first: Vec::new(),
         };
         let (leading, others) = self.nets.split_at(self.nets.len().min(LEADING_MEMBERS));
-        for net in leading {
-            let hidden = net.hidden_units(crops);
+        // The members read the crops side by side (one picture alone gets both cores; in a
+        // batch, rayon runs them in turn on a busy thread) and are tallied in their order.
+        let read: Vec<(Vec<f32>, Vec<[f32; CLASSES]>)> = leading
+            .par_iter()
+            .map(|net| {
+                let hidden = net.hidden_units(crops);
+                let rows = net.probabilities_of_units(&hidden);
+                (hidden, rows)
+            })
+            .collect();
+        for (net, (hidden, rows)) in leading.iter().zip(read) {
             if keep_units {
                 for (kept, crop_units) in units
                     .iter_mut()
@@ -557,7 +567,6 @@ impl Classifier {
                     kept.extend_from_slice(crop_units);
                 }
             }
-            let rows = net.probabilities_of_units(hidden);
             for (cell, row) in rows.iter().enumerate() {
                 tally.add(cell, *row);
             }
@@ -579,8 +588,12 @@ impl Classifier {
             for &cell in &unsure {
                 gathered.extend_from_slice(&crops[cell * CROP * CROP..(cell + 1) * CROP * CROP]);
             }
-            for net in others {
-                for (&cell, row) in unsure.iter().zip(net.probabilities(&gathered)) {
+            let read: Vec<Vec<[f32; CLASSES]>> = others
+                .par_iter()
+                .map(|net| net.probabilities(&gathered))
+                .collect();
+            for rows in read {
+                for (&cell, row) in unsure.iter().zip(rows) {
                     tally.add(cell, row);
                 }
             }

@@ -7,7 +7,9 @@
 //! patches into rows (`im2col`) and multiplies them by the kernel laid out as
 //! `[3 * 3 * in, out]`, and bias and ReLU are added in one pass over the result. The products
 //! run in `gemm` (the kernel candle itself calls) on the calling thread, the convolutions a few
-//! crops at a time so that their buffers stay small and in the cache.
+//! crops at a time so that their buffers stay small and in the cache. The ensemble's members
+//! each run on a thread of their own (`Classifier::forward`): a whole network is work enough
+//! to hand to another core, where a share of one product was not.
 //!
 //! The weights are read once, when the model is loaded, from the safetensors file a training
 //! run saved for [`SquareNet`], straight into this layout; a test checks the two forward
@@ -275,7 +277,7 @@ impl FastSquareNet {
 
     /// Class probabilities for `n` crops of `CROP`x`CROP`, one row of `CLASSES` each.
     pub(super) fn probabilities(&self, crops: &[f32]) -> Vec<[f32; CLASSES]> {
-        self.probabilities_of_units(self.hidden_units(crops))
+        self.probabilities_of_units(&self.hidden_units(crops))
     }
 
     /// The hidden layer's units for `n` crops of `CROP`x`CROP`, [`FastSquareNet::hidden_width`]
@@ -303,8 +305,8 @@ impl FastSquareNet {
     }
 
     /// Class probabilities from the hidden units [`FastSquareNet::hidden_units`] gave.
-    pub(super) fn probabilities_of_units(&self, units: Vec<f32>) -> Vec<[f32; CLASSES]> {
-        let logits = self.output.apply(&units, false);
+    pub(super) fn probabilities_of_units(&self, units: &[f32]) -> Vec<[f32; CLASSES]> {
+        let logits = self.output.apply(units, false);
         logits.chunks_exact(CLASSES).map(softmax).collect()
     }
 }
