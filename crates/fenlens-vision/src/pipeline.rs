@@ -21,7 +21,9 @@ use crate::decode::decode;
 use crate::distinct::{Drawings, separate_drawings};
 use crate::kings::kings_by_twins;
 use crate::locate::locate;
-use crate::orient::{join_labels, orient, orient_from_labels, orient_from_ranks, with_labels};
+use crate::orient::{
+    Orientation, join_labels, orient, orient_from_labels, orient_from_ranks, with_labels,
+};
 use crate::prior;
 use crate::rectify::{cut_off_squares, rectify};
 use crate::relabel::relabel_drawings;
@@ -394,6 +396,19 @@ impl Recognizer {
         Ok(recognition)
     }
 
+    /// What the coordinate labels say of the orientation: the file letters' and the rank
+    /// digits' decisions joined, either alone where only one is read, `None` where neither is.
+    fn read_labels(&self, image: &RgbImage, corners: [[f32; 2]; 4]) -> Option<Orientation> {
+        let by_ranks = self
+            .read_rank_digits
+            .then(|| orient_from_ranks(image, corners))
+            .flatten();
+        match (orient_from_labels(image, corners), by_ranks) {
+            (Some(letters), Some(ranks)) => Some(join_labels(letters, ranks)),
+            (letters, ranks) => letters.or(ranks),
+        }
+    }
+
     /// Reads the board at known corners (skipping the locator).
     pub fn recognize_at(
         &self,
@@ -405,14 +420,25 @@ impl Recognizer {
         let t1 = Instant::now();
         let rectified = rectify(image, corners).ok_or(VisionError::NoBoard)?;
         let t2 = Instant::now();
+        // The networks' reading and what the pixels say without them (the pieces' outlines and
+        // greys, the coordinate labels) run side by side: one picture alone gets both cores.
+        let (reading, (outlines, greys, labels)) = rayon::join(
+            || self.classifier.read_board(&rectified),
+            || {
+                let outlines = silhouettes(&rectified);
+                let greys = greys_in_even_light(&rectified, &outlines);
+                let labels = matches!(options.flipped, Flipped::Auto)
+                    .then(|| self.read_labels(image, corners))
+                    .flatten();
+                (outlines, greys, labels)
+            },
+        );
         let BoardReading {
             mut probabilities,
             contested,
             units,
             blank,
-        } = self.classifier.read_board(&rectified)?;
-        let outlines = silhouettes(&rectified);
-        let greys = greys_in_even_light(&rectified, &outlines);
+        } = reading?;
         reconcile(&mut probabilities, &greys);
         kings_by_grey(&mut probabilities, &greys);
         if self.weigh_knights {
@@ -441,16 +467,8 @@ impl Recognizer {
             Flipped::No => (false, 1.0),
             Flipped::Auto => {
                 let displayed = as_displayed(&probabilities, &alike_groups);
-                let by_ranks = self
-                    .read_rank_digits
-                    .then(|| orient_from_ranks(image, corners))
-                    .flatten();
-                let by_labels = match (orient_from_labels(image, corners), by_ranks) {
-                    (Some(letters), Some(ranks)) => Some(join_labels(letters, ranks)),
-                    (letters, ranks) => letters.or(ranks),
-                };
                 let by_position = orient(&probabilities);
-                let o = match by_labels {
+                let o = match labels {
                     Some(by_labels) => with_labels(by_labels, &displayed, by_position),
                     None => by_position,
                 };
