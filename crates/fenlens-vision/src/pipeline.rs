@@ -20,7 +20,7 @@ use crate::cover::covered_squares;
 use crate::decode::decode;
 use crate::distinct::{Drawings, separate_drawings};
 use crate::kings::kings_by_twins;
-use crate::locate::locate;
+use crate::locate::{locate, locate_all};
 use crate::orient::{
     Orientation, join_labels, orient, orient_from_labels, orient_from_ranks, with_labels,
 };
@@ -76,6 +76,10 @@ pub struct Options {
     /// Orientation.
     pub flipped: Flipped,
 }
+
+/// The most boards [`Recognizer::recognize_all`] reads in one picture: a book page holds up to
+/// about a dozen diagrams.
+pub const MOST_BOARDS: usize = 16;
 
 /// Time spent in each stage.
 #[derive(Clone, Copy, Debug, Default, Serialize)]
@@ -394,6 +398,24 @@ impl Recognizer {
         )?;
         recognition.grid_in_doubt = located.edge_in_doubt;
         Ok(recognition)
+    }
+
+    /// Reads every board of the picture ([`crate::locate::locate_all`]: a page with several
+    /// diagrams), in reading order, at most [`MOST_BOARDS`]. An error where no board is found.
+    pub fn recognize_all(
+        &self,
+        image: &RgbImage,
+        options: &Options,
+    ) -> Result<Vec<Recognition>, VisionError> {
+        locate_all(image, MOST_BOARDS)?
+            .iter()
+            .map(|located| {
+                let mut recognition =
+                    self.recognize_at(image, located.corners, options, Timings::default())?;
+                recognition.grid_in_doubt = located.edge_in_doubt;
+                Ok(recognition)
+            })
+            .collect()
     }
 
     /// What the coordinate labels say of the orientation: the file letters' and the rank

@@ -17,7 +17,7 @@ use crate::render_cmd::progress_bar;
 
 /// One picture read: its name, the reading, and the error of its annotation where that could
 /// not be written.
-type PictureRead = (String, Recognition, Option<String>);
+type PictureRead = (String, Vec<Recognition>, Option<String>);
 
 /// Arguments of `fenlens recognize`.
 #[derive(Args, Debug)]
@@ -62,8 +62,15 @@ pub struct RecognizeArgs {
     /// Write the picture with the detected grid and uncertain squares marked, and the recognized
     /// board beside it (a .png file for one picture, a folder for several, holding
     /// NAME.annotated.png per picture; pictures sharing a name get longer, distinct ones).
-    #[arg(long, value_name = "OUT")]
+    #[arg(long, value_name = "OUT", conflicts_with = "all_boards")]
     annotate: Option<PathBuf>,
+
+    /// Read every board in each picture (a book page with several diagrams), in reading order:
+    /// rows of boards from the top, each row from the left. One line per board (with --json one
+    /// object per board, with its "board_index" from 0); with several pictures, --json tells
+    /// which picture each board comes from ("file").
+    #[arg(long)]
+    all_boards: bool,
 
     /// Read with these weights (a safetensors file from `fenlens train`, such as
     /// models/square-net-heldout.safetensors) instead of the four built-in ones; several,
@@ -309,11 +316,18 @@ pub fn run(args: RecognizeArgs) -> Result<ExitCode> {
             // Decode once: the annotation draws on the same pixels.
             let image =
                 fenlens_vision::decode::decode(&bytes).map_err(|e| format!("{name}: {e}"))?;
-            let result = recognizer
-                .recognize_image(&image, &options)
-                .map_err(|e| format!("{name}: {e}"));
+            let result = if args.all_boards {
+                recognizer.recognize_all(&image, &options)
+            } else {
+                recognizer
+                    .recognize_image(&image, &options)
+                    .map(|r| vec![r])
+            }
+            .map_err(|e| format!("{name}: {e}"));
             let mut annotation_error = None;
-            if let (Ok(r), Some(out)) = (&result, &args.annotate) {
+            if let (Some(r), Some(out)) =
+                (result.as_ref().ok().and_then(|r| r.first()), &args.annotate)
+            {
                 let target = match &annotate_dir {
                     Some(dir) => dir.join(&annotation_names[index]),
                     None => out.clone(),
@@ -333,11 +347,17 @@ pub fn run(args: RecognizeArgs) -> Result<ExitCode> {
     let mut all_ok = true;
     for result in results {
         match result {
-            Ok((name, r, annotation_error)) => {
-                if args.json {
-                    writeln!(out, "{}", recognition_json(&name, &r))?;
-                } else {
-                    writeln!(out, "{}", r.fen)?;
+            Ok((name, boards, annotation_error)) => {
+                for (index, r) in boards.iter().enumerate() {
+                    if args.json {
+                        let mut object = recognition_json(&name, r);
+                        if args.all_boards {
+                            object["board_index"] = json!(index);
+                        }
+                        writeln!(out, "{object}")?;
+                    } else {
+                        writeln!(out, "{}", r.fen)?;
+                    }
                 }
                 // The picture was read, so its line stands; the missing annotation still fails.
                 if let Some(message) = annotation_error {

@@ -464,6 +464,137 @@ fn usage_errors_exit_2() {
             .code(),
         Some(2)
     );
+    // One annotation cannot show several boards.
+    assert_eq!(
+        fenlens(&[
+            "recognize",
+            "--all-boards",
+            "--annotate",
+            "out.png",
+            "a.png"
+        ])
+        .status
+        .code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn every_diagram_of_a_book_page_is_read_in_reading_order() {
+    // Book pages of the built-in design with two to six diagrams each, some photographed.
+    let dir = temp_dir("all-boards");
+    let options = DatasetOptions {
+        count: 40,
+        seed: 6060,
+        mix: vec![Category::Book],
+        library: Library::builtin(),
+    };
+    let mut pages = Vec::new();
+    for i in 0..options.count {
+        let sample = render_indexed(&options, i);
+        if sample.boards.len() < 2 {
+            continue;
+        }
+        let (bytes, ext) = encode(&sample).unwrap();
+        let path = dir.join(format!("page-{i}.{ext}"));
+        std::fs::write(&path, bytes).unwrap();
+        pages.push((path, sample.boards));
+        if pages.len() == 4 {
+            break;
+        }
+    }
+    assert_eq!(pages.len(), 4, "too few pages with several diagrams");
+    let mut args = vec!["recognize", "--all-boards", "--json"];
+    let paths: Vec<String> = pages.iter().map(|(p, _)| p.display().to_string()).collect();
+    args.extend(paths.iter().map(String::as_str));
+    let out = fenlens(&args);
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let objects: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let (mut diagrams, mut found, mut exact) = (0, 0, 0);
+    for (path, boards) in &pages {
+        let read: Vec<&serde_json::Value> = objects
+            .iter()
+            .filter(|o| o["file"] == path.display().to_string())
+            .collect();
+        diagrams += boards.len();
+        found += read.len();
+        for (index, object) in read.iter().enumerate() {
+            assert_eq!(object["board_index"], index, "{object}");
+        }
+        // Each board read is the one drawn there, and they come in reading order: the drawn
+        // boards, taken in the order the reader's corners give, stand in rows from the top.
+        let centre = |corners: &[[f64; 2]]| {
+            let n = corners.len() as f64;
+            corners
+                .iter()
+                .fold([0.0, 0.0], |s, c| [s[0] + c[0] / n, s[1] + c[1] / n])
+        };
+        let mut previous: Option<[f64; 2]> = None;
+        for object in &read {
+            let corners: Vec<[f64; 2]> =
+                serde_json::from_value(object["board"]["corners"].clone()).unwrap();
+            let at = centre(&corners);
+            let drawn = boards.iter().find(|b| {
+                let side = (b.corners[1][0] - b.corners[0][0]) as f64;
+                let truth: Vec<[f64; 2]> = b
+                    .corners
+                    .iter()
+                    .map(|c| [c[0] as f64, c[1] as f64])
+                    .collect();
+                let [x, y] = centre(&truth);
+                (x - at[0]).abs() < side * 0.2 && (y - at[1]).abs() < side * 0.2
+            });
+            let drawn = drawn.unwrap_or_else(|| panic!("no diagram drawn at {at:?}"));
+            // Read square for square as displayed: which way up a sparse endgame or a random
+            // placement stands is the orientation's guess, measured elsewhere.
+            let read_as_displayed = as_displayed(
+                object["placement"].as_str().unwrap_or_default(),
+                object["flipped"] == true,
+            );
+            if read_as_displayed == as_displayed(&drawn.placement, drawn.flipped) {
+                exact += 1;
+            }
+            if let Some([x, y]) = previous {
+                // The next board is lower, or in the same row and further right.
+                assert!(at[1] > y || at[0] > x, "{at:?} after {:?}", [x, y]);
+            }
+            previous = Some(at);
+        }
+    }
+    assert!(
+        found * 10 >= diagrams * 9 && found <= diagrams,
+        "{found} boards found of {diagrams}"
+    );
+    assert!(
+        exact * 8 >= diagrams * 7,
+        "{exact} of {diagrams} diagrams read exactly as displayed"
+    );
+}
+
+/// A placement's 64 squares as displayed, top row first: rank 8 first, or rank 1 first where
+/// Black is at the bottom (`flipped`).
+fn as_displayed(placement: &str, flipped: bool) -> String {
+    let squares: String = placement
+        .chars()
+        .filter(|&c| c != '/')
+        .flat_map(|c| match c.to_digit(10) {
+            Some(run) => vec!['.'; run as usize],
+            None => vec![c],
+        })
+        .collect();
+    if flipped {
+        squares.chars().rev().collect()
+    } else {
+        squares
+    }
 }
 
 #[test]
