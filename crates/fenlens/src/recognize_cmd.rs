@@ -23,14 +23,15 @@ type PictureRead = (String, Vec<Recognition>, Option<String>);
 #[derive(Args, Debug)]
 #[command(
     after_help = "Output: exactly one line per picture on stdout, in input order: the six-field FEN\n\
-(or, with --json, one JSON object). A picture that cannot be read prints \"FILE: message\" on\n\
-stderr and the others go on.\n\n\
+(or, with --json, one JSON object); with --all-boards, one line per board. A picture that\n\
+cannot be read prints \"FILE: message\" on stderr and the others go on.\n\n\
 Exit status: 0 when every picture was read (and, with --annotate, its annotation written),\n\
 1 when any failed, 2 on usage errors.\n\n\
 Examples:\n  \
     fenlens recognize examples/example.png\n  \
     fenlens recognize --side b --json screenshot.png\n  \
-    fenlens recognize --annotate checked/ pictures/"
+    fenlens recognize --annotate checked/ pictures/\n  \
+    fenlens recognize --all-boards --json book-page.jpg"
 )]
 pub struct RecognizeArgs {
     /// Pictures (PNG, JPEG, WebP, GIF, BMP), folders of pictures, or - for one picture on stdin.
