@@ -1607,7 +1607,7 @@ pub fn locate_all(image: &RgbImage, most: usize) -> Result<Vec<Located>, VisionE
             break;
         };
         let centre = quad_centre(board.corners);
-        let again = found.iter().any(|f| inside_quad(f.corners, centre, 0.0));
+        let again = found.iter().any(|f| inside_quad(f.corners, centre));
         if again || board.matched < ANOTHER_BOARD_MATCHED {
             break;
         }
@@ -1646,20 +1646,23 @@ fn quad_centre(corners: [[f32; 2]; 4]) -> [f32; 2] {
     [sum[0] / 4.0, sum[1] / 4.0]
 }
 
-/// Whether `point` lies inside the convex quad `corners` (in order around it) grown by `grow`
-/// times its size about its centre.
-fn inside_quad(corners: [[f32; 2]; 4], point: [f32; 2], grow: f32) -> bool {
+/// The quad `corners` grown by `grow` times its size about its centre.
+fn grown_quad(corners: [[f32; 2]; 4], grow: f32) -> [[f32; 2]; 4] {
     let centre = quad_centre(corners);
-    let grown = corners.map(|c| {
+    corners.map(|c| {
         [
             centre[0] + (c[0] - centre[0]) * (1.0 + grow),
             centre[1] + (c[1] - centre[1]) * (1.0 + grow),
         ]
-    });
+    })
+}
+
+/// Whether `point` lies inside the convex quad `corners` (in order around it).
+fn inside_quad(corners: [[f32; 2]; 4], point: [f32; 2]) -> bool {
     let side = |a: [f32; 2], b: [f32; 2]| {
         (b[0] - a[0]) * (point[1] - a[1]) - (b[1] - a[1]) * (point[0] - a[0])
     };
-    let sides: Vec<f32> = (0..4).map(|i| side(grown[i], grown[(i + 1) % 4])).collect();
+    let sides: [f32; 4] = std::array::from_fn(|i| side(corners[i], corners[(i + 1) % 4]));
     sides.iter().all(|&s| s >= 0.0) || sides.iter().all(|&s| s <= 0.0)
 }
 
@@ -1687,13 +1690,13 @@ fn typical_colour(image: &RgbImage) -> image::Rgb<u8> {
 /// Paints the board at `corners` over with `colour`, [`PAINTED_BEYOND`] squares beyond its
 /// edges.
 fn paint_over(image: &mut RgbImage, corners: [[f32; 2]; 4], colour: image::Rgb<u8>) {
-    let grow = PAINTED_BEYOND * 2.0 / 8.0;
+    // Half the board is four squares from its centre.
+    let painted = grown_quad(corners, PAINTED_BEYOND / 4.0);
     let centre = quad_centre(corners);
-    let reach = corners
+    let reach = painted
         .iter()
         .map(|c| (c[0] - centre[0]).abs().max((c[1] - centre[1]).abs()))
-        .fold(0.0f32, f32::max)
-        * (1.0 + grow);
+        .fold(0.0f32, f32::max);
     let (w, h) = image.dimensions();
     let span = |middle: f32, limit: u32| {
         let low = (middle - reach).floor().max(0.0) as u32;
@@ -1702,7 +1705,7 @@ fn paint_over(image: &mut RgbImage, corners: [[f32; 2]; 4], colour: image::Rgb<u
     };
     for y in span(centre[1], h) {
         for x in span(centre[0], w) {
-            if inside_quad(corners, [x as f32 + 0.5, y as f32 + 0.5], grow) {
+            if inside_quad(painted, [x as f32 + 0.5, y as f32 + 0.5]) {
                 image.put_pixel(x, y, colour);
             }
         }
