@@ -1598,11 +1598,9 @@ pub fn locate_all(image: &RgbImage, most: usize) -> Result<Vec<Located>, VisionE
     let first = locate(image)?;
     let background = typical_colour(image);
     let mut page = image.clone();
+    paint_over(&mut page, first.corners, background);
     let mut found = vec![first];
     while found.len() < most {
-        if let Some(last) = found.last() {
-            paint_over(&mut page, last.corners, background);
-        }
         let Ok(board) = locate(&page) else {
             break;
         };
@@ -1611,6 +1609,7 @@ pub fn locate_all(image: &RgbImage, most: usize) -> Result<Vec<Located>, VisionE
         if again || board.matched < ANOTHER_BOARD_MATCHED {
             break;
         }
+        paint_over(&mut page, board.corners, background);
         found.push(board);
     }
     Ok(in_reading_order(found))

@@ -20,7 +20,7 @@ use crate::cover::covered_squares;
 use crate::decode::decode;
 use crate::distinct::{Drawings, separate_drawings};
 use crate::kings::kings_by_twins;
-use crate::locate::{locate, locate_all};
+use crate::locate::{Located, locate, locate_all};
 use crate::orient::{
     Orientation, join_labels, orient, orient_from_labels, orient_from_ranks, with_labels,
 };
@@ -387,17 +387,15 @@ impl Recognizer {
         let t0 = Instant::now();
         let located = locate(image)?;
         let t1 = Instant::now();
-        let mut recognition = self.recognize_at(
+        self.recognize_located(
             image,
-            located.corners,
+            &located,
             options,
             Timings {
                 locate: t1 - t0,
                 ..Timings::default()
             },
-        )?;
-        recognition.grid_in_doubt = located.edge_in_doubt;
-        Ok(recognition)
+        )
     }
 
     /// Reads every board of the picture ([`crate::locate::locate_all`]: a page with several
@@ -409,13 +407,22 @@ impl Recognizer {
     ) -> Result<Vec<Recognition>, VisionError> {
         locate_all(image, MOST_BOARDS)?
             .iter()
-            .map(|located| {
-                let mut recognition =
-                    self.recognize_at(image, located.corners, options, Timings::default())?;
-                recognition.grid_in_doubt = located.edge_in_doubt;
-                Ok(recognition)
-            })
+            .map(|located| self.recognize_located(image, located, options, Timings::default()))
             .collect()
+    }
+
+    /// Reads a board the locator found: [`Recognizer::recognize_at`] its corners, with the
+    /// locator's doubt about its grid.
+    fn recognize_located(
+        &self,
+        image: &RgbImage,
+        located: &Located,
+        options: &Options,
+        timings: Timings,
+    ) -> Result<Recognition, VisionError> {
+        let mut recognition = self.recognize_at(image, located.corners, options, timings)?;
+        recognition.grid_in_doubt = located.edge_in_doubt;
+        Ok(recognition)
     }
 
     /// What the coordinate labels say of the orientation: the file letters' and the rank
