@@ -31,7 +31,8 @@ Examples:\n  \
     fenlens recognize examples/example.png\n  \
     fenlens recognize --side b --json screenshot.png\n  \
     fenlens recognize --annotate checked/ pictures/\n  \
-    fenlens recognize --all-boards --json book-page.jpg"
+    fenlens recognize --all-boards --json book-page.jpg\n  \
+    fenlens recognize --all-boards --annotate page-checked.png book-page.jpg"
 )]
 pub struct RecognizeArgs {
     /// Pictures (PNG, JPEG, WebP, GIF, BMP), folders of pictures, or - for one picture on stdin.
@@ -62,8 +63,10 @@ pub struct RecognizeArgs {
 
     /// Write the picture with the detected grid and uncertain squares marked, and the recognized
     /// board beside it (a .png file for one picture, a folder for several, holding
-    /// NAME.annotated.png per picture; pictures sharing a name get longer, distinct ones).
-    #[arg(long, value_name = "OUT", conflicts_with = "all_boards")]
+    /// NAME.annotated.png per picture; pictures sharing a name get longer, distinct ones). With
+    /// --all-boards every board's grid is drawn in a colour of its own and numbered from 1 in
+    /// reading order ("board_index" + 1), and every board is rendered beside the picture.
+    #[arg(long, value_name = "OUT")]
     annotate: Option<PathBuf>,
 
     /// Read every board in each picture (a book page with several diagrams), in reading order:
@@ -326,14 +329,12 @@ pub fn run(args: RecognizeArgs) -> Result<ExitCode> {
             }
             .map_err(|e| format!("{name}: {e}"));
             let mut annotation_error = None;
-            if let (Some(r), Some(out)) =
-                (result.as_ref().ok().and_then(|r| r.first()), &args.annotate)
-            {
+            if let (Ok(boards), Some(out)) = (&result, &args.annotate) {
                 let target = match &annotate_dir {
                     Some(dir) => dir.join(&annotation_names[index]),
                     None => out.clone(),
                 };
-                if let Err(e) = crate::annotate::write(&image, r, &target) {
+                if let Err(e) = crate::annotate::write(&image, boards, &target) {
                     annotation_error =
                         Some(format!("{name}: cannot write {}: {e:#}", target.display()));
                 }

@@ -464,19 +464,79 @@ fn usage_errors_exit_2() {
             .code(),
         Some(2)
     );
-    // One annotation cannot show several boards.
-    assert_eq!(
-        fenlens(&[
-            "recognize",
-            "--all-boards",
-            "--annotate",
-            "out.png",
-            "a.png"
-        ])
-        .status
-        .code(),
-        Some(2)
+}
+
+#[test]
+fn every_board_of_a_page_is_annotated_in_a_colour_of_its_own() {
+    // A book page of the built-in design with three or more diagrams.
+    let dir = temp_dir("annotate-all");
+    let options = DatasetOptions {
+        count: 40,
+        seed: 6161,
+        mix: vec![Category::Book],
+        library: Library::builtin(),
+    };
+    let sample = (0..options.count)
+        .map(|i| render_indexed(&options, i))
+        .find(|sample| sample.boards.len() >= 3)
+        .expect("a page with three diagrams");
+    let (bytes, ext) = encode(&sample).unwrap();
+    let page = dir.join(format!("page.{ext}"));
+    std::fs::write(&page, bytes).unwrap();
+    let annotation = dir.join("page-checked.png");
+    let out = fenlens(&[
+        "recognize",
+        "--all-boards",
+        "--annotate",
+        annotation.to_str().unwrap(),
+        page.to_str().unwrap(),
+    ]);
+    let picture = image::open(&annotation).map(|p| p.to_rgb8());
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let boards = String::from_utf8_lossy(&out.stdout).lines().count();
+    assert!(
+        boards >= 3,
+        "{boards} boards read of {}",
+        sample.boards.len()
     );
+    let picture = picture.expect("the annotation is written");
+    // The page's copy is 768 pixels high; each board is drawn, framed in its grid's colour,
+    // beside it: the first magenta (as with one board), then blue, orange, green, teal, violet.
+    let (width, height) = picture.dimensions();
+    assert_eq!(height, 768);
+    let page_width = (sample.image.width() as f32 * 768.0 / sample.image.height() as f32).round();
+    let palette = [
+        [255, 0, 255],
+        [0, 110, 255],
+        [255, 140, 0],
+        [0, 160, 60],
+        [0, 180, 200],
+        [130, 60, 220],
+    ];
+    let count = |rgb: [u8; 3], xs: std::ops::Range<u32>| {
+        xs.flat_map(|x| (0..height).map(move |y| (x, y)))
+            .filter(|&(x, y)| picture.get_pixel(x, y).0 == rgb)
+            .count()
+    };
+    let page_part = 0..page_width as u32;
+    let boards_part = page_width as u32..width;
+    for (index, &rgb) in palette.iter().enumerate() {
+        let (on_page, beside) = (
+            count(rgb, page_part.clone()),
+            count(rgb, boards_part.clone()),
+        );
+        if index < boards {
+            // A grid of 18 lines on the page; a frame 3 pixels wide around a 240-pixel board.
+            assert!(on_page >= 300, "board {index}: {on_page} grid pixels");
+            assert!(beside >= 2_500, "board {index}: {beside} frame pixels");
+        } else {
+            assert!(beside < 100, "no board {index}, yet {beside} frame pixels");
+        }
+    }
+    // Side by side: the boards' columns, two for three to six boards.
+    let columns = boards.div_ceil(3) as u32;
+    assert!(width >= page_width as u32 + columns * 240, "{width} wide");
 }
 
 #[test]
