@@ -13,6 +13,9 @@ const state = {
   flipped: false, selected: null, focus: 0,
   uncertain: new Set(), brokenRanks: new Set(), marked: new Set(),
   picture: null, recognition: null, checkSeq: 0,
+  // Every board read in the picture (one unless "every board" is ticked), the one shown, and
+  // the picture itself, to read again when the box is ticked.
+  boards: [], boardIndex: 0, blob: null,
 };
 
 const squareName = (i) => FILES[i % 8] + (8 - Math.floor(i / 8));
@@ -203,6 +206,31 @@ function drawPicture() {
   if (!r) return;
   const map = unitToQuad(r.board.corners);
   const width = Math.max(1.5, Math.max(image.width, image.height) / 400);
+  // With several boards, the others' grids faintly, and every board's number by its corner.
+  if (state.boards.length > 1) {
+    state.boards.forEach((other, index) => {
+      if (index !== state.boardIndex) {
+        const otherMap = unitToQuad(other.board.corners);
+        ctx.strokeStyle = "rgba(120, 120, 120, 0.8)";
+        ctx.lineWidth = width;
+        ctx.beginPath();
+        for (const [u0, v0, u1, v1] of [[0, 0, 1, 0], [1, 0, 1, 1], [1, 1, 0, 1], [0, 1, 0, 0]]) {
+          let [x, y] = otherMap(u0, v0); ctx.moveTo(x, y); [x, y] = otherMap(u1, v1); ctx.lineTo(x, y);
+        }
+        ctx.stroke();
+      }
+      const [x, y] = other.board.corners[0];
+      const size = Math.max(14, Math.max(image.width, image.height) / 40);
+      ctx.font = `bold ${size}px system-ui, sans-serif`;
+      const label = String(index + 1);
+      const w = ctx.measureText(label).width + size * 0.5;
+      const left = Math.max(0, x - w), top = Math.max(0, y - size * 1.3);
+      ctx.fillStyle = index === state.boardIndex ? "rgba(0, 150, 200, 0.95)" : "rgba(90, 90, 90, 0.9)";
+      ctx.fillRect(left, top, w, size * 1.3);
+      ctx.fillStyle = "#fff";
+      ctx.fillText(label, left + size * 0.25, top + size);
+    });
+  }
   for (const name of state.uncertain) {
     const file = FILES.indexOf(name[0]), rank = Number(name[1]) - 1;
     const col = r.flipped ? 7 - file : file, row = r.flipped ? rank : 7 - rank;
@@ -355,29 +383,87 @@ async function readPicture(blob) {
   } catch {
     state.picture = null;
   }
+  state.blob = blob;
   state.recognition = null;
+  state.boards = [];
   state.uncertain = new Set();
+  showBoardChoice();
   drawPicture();
+  const every = $("all-boards").checked;
   try {
-    const response = await fetch("/api/recognize", { method: "POST", headers: { "Content-Type": blob.type }, body: blob });
+    const url = every ? "/api/recognize?all_boards=true" : "/api/recognize";
+    const response = await fetch(url, { method: "POST", headers: { "Content-Type": blob.type }, body: blob });
     const result = await response.json();
     if (!response.ok) throw new Error(result.message || response.statusText);
-    state.recognition = result;
-    state.uncertain = new Set(result.uncertain);
-    state.flipped = result.flipped;
-    drawPicture();
-    const unsure = result.uncertain.length;
-    $("picture-caption").textContent = unsure
-      ? `Picture: ${unsure} uncertain square${unsure > 1 ? "s" : ""} marked; check them on the board.`
-      : "Picture: the detected grid.";
-    setStatus(unsure ? `Read the position; please check ${result.uncertain.join(", ")}.` : "Read the position.");
-    setFen(result.fen);
+    state.boards = every ? result.boards : [result];
+    chooseBoard(0);
   } catch (error) {
     setStatus("Could not read the picture: " + error.message);
     $("picture-caption").textContent = "Picture: " + error.message;
   } finally {
     $("progress").hidden = true;
   }
+}
+
+// Shows board `index` of those read in the picture: its grid, its uncertain squares, its FEN.
+function chooseBoard(index) {
+  const result = state.boards[index];
+  if (!result) return;
+  state.boardIndex = index;
+  state.recognition = result;
+  state.uncertain = new Set(result.uncertain);
+  state.flipped = result.flipped;
+  drawPicture();
+  showBoardChoice();
+  const unsure = result.uncertain.length;
+  const which = state.boards.length > 1
+    ? `board ${index + 1} of ${state.boards.length} (click another grid or number to read it); `
+    : "";
+  $("picture-caption").textContent = "Picture: " + which + (unsure
+    ? `${unsure} uncertain square${unsure > 1 ? "s" : ""} marked; check them on the board.`
+    : "the detected grid.");
+  const read = state.boards.length > 1 ? `Read board ${index + 1} of ${state.boards.length}` : "Read the position";
+  setStatus(unsure ? `${read}; please check ${result.uncertain.join(", ")}.` : `${read}.`);
+  setFen(result.fen);
+}
+
+// One button per board read, when there are several.
+function showBoardChoice() {
+  const choice = $("board-choice");
+  choice.replaceChildren();
+  choice.hidden = state.boards.length < 2;
+  $("picture-canvas").style.cursor = state.boards.length > 1 ? "pointer" : "";
+  state.boards.forEach((_, index) => {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.textContent = String(index + 1);
+    button.title = `Board ${index + 1}`;
+    button.dataset.board = String(index);
+    button.setAttribute("aria-pressed", String(index === state.boardIndex));
+    button.addEventListener("click", () => chooseBoard(index));
+    choice.append(button);
+  });
+}
+
+// Whether the point lies inside the convex quad (corners in order around it).
+function insideQuad(corners, [x, y]) {
+  const sides = corners.map(([x0, y0], k) => {
+    const [x1, y1] = corners[(k + 1) % 4];
+    return (x1 - x0) * (y - y0) - (y1 - y0) * (x - x0);
+  });
+  return sides.every((s) => s >= 0) || sides.every((s) => s <= 0);
+}
+
+// A click on the picture chooses the board whose grid holds it.
+function onPictureClick(event) {
+  const canvas = $("picture-canvas");
+  const rect = canvas.getBoundingClientRect();
+  const point = [
+    (event.clientX - rect.left) * canvas.width / rect.width,
+    (event.clientY - rect.top) * canvas.height / rect.height,
+  ];
+  const index = state.boards.findIndex((board) => insideQuad(board.board.corners, point));
+  if (index >= 0 && index !== state.boardIndex) chooseBoard(index);
 }
 
 function pictureFrom(items) {
@@ -412,6 +498,8 @@ function init() {
   $("start").addEventListener("click", () => { state.uncertain.clear(); setFen(START); });
   $("board").addEventListener("keydown", onBoardKey);
   $("picture").addEventListener("change", (e) => readPicture(e.target.files[0]));
+  $("all-boards").addEventListener("change", () => { if (state.blob) readPicture(state.blob); });
+  $("picture-canvas").addEventListener("click", onPictureClick);
   for (const radio of document.querySelectorAll("input[name=side]")) {
     radio.addEventListener("change", () => { state.side = radio.value; commit(); });
   }

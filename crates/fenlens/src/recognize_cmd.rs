@@ -200,6 +200,20 @@ pub fn parse_options(
     })
 }
 
+/// Every board's object for `--all-boards --json`, in the boards' order: [`recognition_json`]
+/// with its `board_index` (0, 1, ...).
+pub fn all_boards_json(file: &str, boards: &[Recognition]) -> Vec<serde_json::Value> {
+    boards
+        .iter()
+        .enumerate()
+        .map(|(index, r)| {
+            let mut object = recognition_json(file, r);
+            object["board_index"] = json!(index);
+            object
+        })
+        .collect()
+}
+
 /// The `--json` object for one picture.
 pub fn recognition_json(file: &str, r: &Recognition) -> serde_json::Value {
     let uncertain: Vec<String> = r.uncertain().iter().map(|s| s.to_string()).collect();
@@ -350,15 +364,17 @@ pub fn run(args: RecognizeArgs) -> Result<ExitCode> {
     for result in results {
         match result {
             Ok((name, boards, annotation_error)) => {
-                for (index, r) in boards.iter().enumerate() {
-                    if args.json {
-                        let mut object = recognition_json(&name, r);
-                        if args.all_boards {
-                            object["board_index"] = json!(index);
-                        }
-                        writeln!(out, "{object}")?;
-                    } else {
+                if !args.json {
+                    for r in &boards {
                         writeln!(out, "{}", r.fen)?;
+                    }
+                } else if args.all_boards {
+                    for object in all_boards_json(&name, &boards) {
+                        writeln!(out, "{object}")?;
+                    }
+                } else {
+                    for r in &boards {
+                        writeln!(out, "{}", recognition_json(&name, r))?;
                     }
                 }
                 // The picture was read, so its line stands; the missing annotation still fails.

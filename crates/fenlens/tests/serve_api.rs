@@ -5,7 +5,7 @@ mod common;
 
 use std::sync::{Arc, Barrier};
 
-use common::{Server, board_png, png_bytes, request};
+use common::{Server, board_png, png_bytes, request, two_boards_png};
 
 const POSITION: &str = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
 
@@ -172,6 +172,54 @@ fn recognize_reads_a_picture_sent_as_body_or_form() {
     assert_eq!(answer.status, 200, "{}", answer.text());
     assert_eq!(answer.json()["file"], "board.png");
     assert_eq!(answer.json()["placement"], placement(POSITION));
+}
+
+#[test]
+fn recognize_reads_every_board_of_a_page_with_all_boards() {
+    let server = Server::start(&[]);
+    const SECOND: &str = "8/5pk1/6p1/8/3P4/2K5/8/8 w - - 0 1";
+    let png = two_boards_png(POSITION, SECOND, 40);
+    let answer = server.request(
+        "POST",
+        "/api/recognize?all_boards=true&side=b",
+        &[("Content-Type", "image/png")],
+        &png,
+    );
+    assert_eq!(answer.status, 200, "{}", answer.text());
+    let body = answer.json();
+    let boards = body["boards"].as_array().expect("a list of boards");
+    assert_eq!(boards.len(), 2, "{body}");
+    // In reading order, the upper board first, each with its index and the options applied.
+    for (index, (board, fen)) in boards.iter().zip([POSITION, SECOND]).enumerate() {
+        assert_eq!(board["board_index"], index);
+        assert_eq!(board["placement"], placement(fen), "{board}");
+        assert!(board["fen"].as_str().unwrap().contains(" b "), "{board}");
+        assert_eq!(board["squares"].as_array().map(Vec::len), Some(64));
+    }
+    // Without the option: one board's object, as before.
+    let one = server
+        .request(
+            "POST",
+            "/api/recognize",
+            &[("Content-Type", "image/png")],
+            &png,
+        )
+        .json();
+    assert!(one.get("boards").is_none(), "{one}");
+    assert_error(
+        &server.request(
+            "POST",
+            "/api/recognize?all_boards=maybe",
+            &[("Content-Type", "image/png")],
+            &png,
+        ),
+        400,
+        "bad-request",
+    );
+    assert!(
+        [placement(POSITION), placement(SECOND)].contains(&one["placement"].as_str().unwrap()),
+        "{one}"
+    );
 }
 
 #[test]

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use base64::Engine;
-use common::{Server, board_png};
+use common::{Server, board_png, two_boards_png};
 use fenlens_fen::shakmaty::{Piece, Square};
 use headless_chrome::protocol::cdp::Emulation;
 use headless_chrome::protocol::cdp::Page::CaptureScreenshotFormatOption;
@@ -183,21 +183,7 @@ fn the_page_checks_fixes_reads_corrects_and_copies() {
     screenshot(&tab, "2b-fixed");
 
     // 3. Drop a rendered picture: the page shows it with the grid and reads the right FEN.
-    let picture = base64::engine::general_purpose::STANDARD.encode(board_png(POSITION, 56));
-    eval(
-        &tab,
-        &format!(
-            "(() => {{
-                const bytes = Uint8Array.from(atob('{picture}'), c => c.charCodeAt(0));
-                const file = new File([bytes], 'board.png', {{ type: 'image/png' }});
-                const data = new DataTransfer();
-                data.items.add(file);
-                document.body.dispatchEvent(new DragEvent('dragover', {{ dataTransfer: data, bubbles: true, cancelable: true }}));
-                document.body.dispatchEvent(new DragEvent('drop', {{ dataTransfer: data, bubbles: true, cancelable: true }}));
-                return true;
-            }})()"
-        ),
-    );
+    drop_picture(&tab, &board_png(POSITION, 56));
     let placement = POSITION.split(' ').next().unwrap();
     wait_for(
         &tab,
@@ -269,6 +255,69 @@ fn the_page_checks_fixes_reads_corrects_and_copies() {
     assert!(status.as_str().unwrap().starts_with("Copied: "), "{status}");
     screenshot(&tab, "5-copied");
 
+    // 5b. A page with two diagrams, every board asked for: the first board is read, a button
+    // per board; the second button reads the second board, a click on the first grid in the
+    // picture the first again.
+    const SECOND: &str = "8/5pk1/6p1/8/3P4/2K5/8/8 w - - 0 1";
+    let page = two_boards_png(POSITION, SECOND, 40);
+    let page_height = image::load_from_memory(&page)
+        .expect("the page decodes")
+        .height();
+    tab.find_element("#all-boards")
+        .expect("the every-board box")
+        .click()
+        .expect("tick it");
+    drop_picture(&tab, &page);
+    let first = POSITION.split(' ').next().unwrap();
+    let second = SECOND.split(' ').next().unwrap();
+    wait_for(
+        &tab,
+        &format!(
+            "document.getElementById('fen').value.startsWith('{first} ') && \
+             document.getElementById('progress').hidden && \
+             document.querySelectorAll('#board-choice button').length === 2"
+        ),
+        "the first of two boards",
+    );
+    screenshot(&tab, "5b-two-boards");
+    tab.find_element("#board-choice button[data-board='1']")
+        .expect("the second board's button")
+        .click()
+        .expect("click it");
+    wait_for(
+        &tab,
+        &format!(
+            "document.getElementById('fen').value.startsWith('{second} ') && \
+             document.querySelector('#board-choice button[data-board=\"1\"]')\
+               .getAttribute('aria-pressed') === 'true'"
+        ),
+        "the second board",
+    );
+    screenshot(&tab, "5c-second-board");
+    // The middle of the upper board: 80 pixels of margin, then half of the board, which takes
+    // half of what the margins (240 pixels) leave.
+    let (x, y) = (
+        0.5,
+        (80.0 + (page_height - 240) as f64 / 4.0) / page_height as f64,
+    );
+    eval(
+        &tab,
+        &format!(
+            "(() => {{
+                const canvas = document.getElementById('picture-canvas');
+                const r = canvas.getBoundingClientRect();
+                canvas.dispatchEvent(new MouseEvent('click', {{
+                    clientX: r.left + r.width * {x}, clientY: r.top + r.height * {y}, bubbles: true }}));
+                return true;
+            }})()"
+        ),
+    );
+    wait_for(
+        &tab,
+        &format!("document.getElementById('fen').value.startsWith('{first} ')"),
+        "the first board again, chosen in the picture",
+    );
+
     // 6. A phone-sized screen in dark colours: nothing spills sideways, the board still fits.
     tab.call_method(Emulation::SetDeviceMetricsOverride {
         width: 390,
@@ -321,6 +370,25 @@ fn the_page_checks_fixes_reads_corrects_and_copies() {
 
     drop(browser);
     let _ = std::fs::remove_dir_all(user_data);
+}
+
+/// Drops a PNG picture on the page, as a user dragging a file does.
+fn drop_picture(tab: &Tab, png: &[u8]) {
+    let picture = base64::engine::general_purpose::STANDARD.encode(png);
+    eval(
+        tab,
+        &format!(
+            "(() => {{
+                const bytes = Uint8Array.from(atob('{picture}'), c => c.charCodeAt(0));
+                const file = new File([bytes], 'board.png', {{ type: 'image/png' }});
+                const data = new DataTransfer();
+                data.items.add(file);
+                document.body.dispatchEvent(new DragEvent('dragover', {{ dataTransfer: data, bubbles: true, cancelable: true }}));
+                document.body.dispatchEvent(new DragEvent('drop', {{ dataTransfer: data, bubbles: true, cancelable: true }}));
+                return true;
+            }})()"
+        ),
+    );
 }
 
 fn tempdir(name: &str) -> PathBuf {

@@ -18,7 +18,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::AppState;
-use crate::recognize_cmd::{FlippedArg, Side, parse_options, recognition_json};
+use crate::recognize_cmd::{FlippedArg, Side, all_boards_json, parse_options, recognition_json};
 
 /// An API failure: status plus `{error, message}`.
 pub struct ApiError {
@@ -155,6 +155,10 @@ pub struct RecognizeQuery {
     castling: Option<String>,
     ep: Option<String>,
     flipped: Option<FlippedArg>,
+    /// Every board of the picture (`fenlens recognize --all-boards`), answered as
+    /// `{file, boards: [...]}`.
+    #[serde(default)]
+    all_boards: bool,
 }
 
 /// The picture of a request: its body, or the first file of a multipart form.
@@ -199,7 +203,9 @@ async fn picture(request: Request, state: &Arc<AppState>) -> Result<(String, Byt
     Ok((name, bytes))
 }
 
-/// `POST /api/recognize`: a picture in, the same object as `fenlens recognize --json` out.
+/// `POST /api/recognize`: a picture in, the same object as `fenlens recognize --json` out; with
+/// `all_boards=true`, `{file, boards}` holding every board's object (with its `board_index`) in
+/// reading order, as `fenlens recognize --all-boards --json` prints them.
 pub async fn recognize(
     State(state): State<Arc<AppState>>,
     query: Result<Query<RecognizeQuery>, QueryRejection>,
@@ -214,6 +220,7 @@ pub async fn recognize(
     )
     .map_err(|e| ApiError::bad_request(e.to_string()))?;
     // Read the upload before taking a slot: a slow client must not hold the CPU's turn.
+    let all_boards = query.all_boards;
     let (name, bytes) = picture(request, &state).await?;
     let busy = || {
         ApiError::busy(
@@ -244,7 +251,15 @@ pub async fn recognize(
     // The permit moves into the worker: a slot frees only when the work really ends.
     let task = tokio::task::spawn_blocking(move || {
         let _permit = permit;
-        worker.recognizer.recognize_bytes(&bytes, &options)
+        if all_boards {
+            let image = fenlens_vision::decode::decode(&bytes)?;
+            worker.recognizer.recognize_all(&image, &options)
+        } else {
+            worker
+                .recognizer
+                .recognize_bytes(&bytes, &options)
+                .map(|r| vec![r])
+        }
     });
     let recognition = match tokio::time::timeout(state.timeout, task).await {
         Err(_) => {
@@ -265,7 +280,10 @@ pub async fn recognize(
         }
         Ok(Ok(result)) => result?,
     };
-    Ok(Json(recognition_json(&name, &recognition)))
+    Ok(Json(match recognition.as_slice() {
+        [one] if !all_boards => recognition_json(&name, one),
+        boards => json!({ "file": name, "boards": all_boards_json(&name, boards) }),
+    }))
 }
 
 /// Options of the check endpoints.

@@ -229,6 +229,38 @@ pub fn board_png(fen: &str, square: u32) -> Vec<u8> {
     png_bytes(image::DynamicImage::ImageRgba8(canvas))
 }
 
+/// Two boards drawn with [`board_png`]'s style, `first` above `second` on a light page, as
+/// PNG: a page with two diagrams.
+pub fn two_boards_png(first: &str, second: &str, square: u32) -> Vec<u8> {
+    let drawn = |fen: &str| {
+        let board = fenlens_fen::read(fen.as_bytes())
+            .setup
+            .expect("a readable FEN")
+            .board;
+        let style = fenlens_render::BoardStyle::default();
+        let drawn = fenlens_render::draw_board(
+            &board,
+            &style,
+            &fenlens_render::PieceSet::builtin(),
+            square,
+        );
+        fenlens_render::draw::pixmap_to_rgba(&drawn.pixmap)
+    };
+    let (top, bottom) = (drawn(first), drawn(second));
+    let margin = square * 2;
+    let width = top.width().max(bottom.width()) + 2 * margin;
+    let height = top.height() + bottom.height() + 3 * margin;
+    let mut page = image::RgbaImage::from_pixel(width, height, image::Rgba([245, 242, 235, 255]));
+    image::imageops::overlay(&mut page, &top, i64::from(margin), i64::from(margin));
+    image::imageops::overlay(
+        &mut page,
+        &bottom,
+        i64::from(margin),
+        i64::from(2 * margin + top.height()),
+    );
+    png_bytes(image::DynamicImage::ImageRgba8(page))
+}
+
 /// A picture encoded as PNG.
 pub fn png_bytes(picture: image::DynamicImage) -> Vec<u8> {
     let mut bytes = Vec::new();
