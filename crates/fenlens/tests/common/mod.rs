@@ -214,6 +214,16 @@ fn read_response(stream: TcpStream) -> Response {
 
 /// A rendered board as PNG bytes (built-in pieces, brown theme, a dark margin around it).
 pub fn board_png(fen: &str, square: u32) -> Vec<u8> {
+    // A margin around the board, as in a screenshot.
+    let rgba = board_rgba(fen, square);
+    let (w, h) = rgba.dimensions();
+    let mut canvas = image::RgbaImage::from_pixel(w + 40, h + 40, image::Rgba([40, 40, 40, 255]));
+    image::imageops::overlay(&mut canvas, &rgba, 20, 20);
+    png_bytes(image::DynamicImage::ImageRgba8(canvas))
+}
+
+/// A FEN's board drawn in the built-in design and the default style, `square` pixels a square.
+fn board_rgba(fen: &str, square: u32) -> image::RgbaImage {
     let board = fenlens_fen::read(fen.as_bytes())
         .setup
         .expect("a readable FEN")
@@ -221,32 +231,13 @@ pub fn board_png(fen: &str, square: u32) -> Vec<u8> {
     let style = fenlens_render::BoardStyle::default();
     let drawn =
         fenlens_render::draw_board(&board, &style, &fenlens_render::PieceSet::builtin(), square);
-    // A margin around the board, as in a screenshot.
-    let rgba = fenlens_render::draw::pixmap_to_rgba(&drawn.pixmap);
-    let (w, h) = rgba.dimensions();
-    let mut canvas = image::RgbaImage::from_pixel(w + 40, h + 40, image::Rgba([40, 40, 40, 255]));
-    image::imageops::overlay(&mut canvas, &rgba, 20, 20);
-    png_bytes(image::DynamicImage::ImageRgba8(canvas))
+    fenlens_render::draw::pixmap_to_rgba(&drawn.pixmap)
 }
 
 /// Two boards drawn with [`board_png`]'s style, `first` above `second` on a light page, as
 /// PNG: a page with two diagrams.
 pub fn two_boards_png(first: &str, second: &str, square: u32) -> Vec<u8> {
-    let drawn = |fen: &str| {
-        let board = fenlens_fen::read(fen.as_bytes())
-            .setup
-            .expect("a readable FEN")
-            .board;
-        let style = fenlens_render::BoardStyle::default();
-        let drawn = fenlens_render::draw_board(
-            &board,
-            &style,
-            &fenlens_render::PieceSet::builtin(),
-            square,
-        );
-        fenlens_render::draw::pixmap_to_rgba(&drawn.pixmap)
-    };
-    let (top, bottom) = (drawn(first), drawn(second));
+    let (top, bottom) = (board_rgba(first, square), board_rgba(second, square));
     let margin = square * 2;
     let width = top.width().max(bottom.width()) + 2 * margin;
     let height = top.height() + bottom.height() + 3 * margin;
