@@ -15,7 +15,7 @@ const state = {
   picture: null, recognition: null, checkSeq: 0,
   // Every board read in the picture (one unless "every board" is ticked), the one shown, and
   // the picture itself, to read again when the box is ticked.
-  boards: [], boardIndex: 0, blob: null,
+  boards: [], boardIndex: 0, blob: null, readSeq: 0,
 };
 
 const squareName = (i) => FILES[i % 8] + (8 - Math.floor(i / 8));
@@ -374,6 +374,7 @@ async function readPicture(blob) {
     setStatus("That is not a picture.");
     return;
   }
+  const seq = ++state.readSeq;
   $("picture-figure").hidden = false;
   $("progress").hidden = false;
   $("picture-caption").textContent = "Picture";
@@ -383,6 +384,7 @@ async function readPicture(blob) {
   } catch {
     state.picture = null;
   }
+  if (seq !== state.readSeq) return; // a newer picture is on its way
   state.blob = blob;
   state.recognition = null;
   state.boards = [];
@@ -394,14 +396,16 @@ async function readPicture(blob) {
     const url = every ? "/api/recognize?all_boards=true" : "/api/recognize";
     const response = await fetch(url, { method: "POST", headers: { "Content-Type": blob.type }, body: blob });
     const result = await response.json();
+    if (seq !== state.readSeq) return; // a newer reading is on its way
     if (!response.ok) throw new Error(result.message || response.statusText);
     state.boards = every ? result.boards : [result];
     chooseBoard(0);
   } catch (error) {
+    if (seq !== state.readSeq) return;
     setStatus("Could not read the picture: " + error.message);
     $("picture-caption").textContent = "Picture: " + error.message;
   } finally {
-    $("progress").hidden = true;
+    if (seq === state.readSeq) $("progress").hidden = true;
   }
 }
 

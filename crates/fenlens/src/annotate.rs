@@ -86,6 +86,8 @@ fn one_board(input: &image::RgbImage, recognition: &Recognition) -> Result<RgbaI
 fn several_boards(input: &image::RgbImage, boards: &[Recognition]) -> Result<RgbaImage> {
     let (mut left, scale) = scaled_input(input, HEIGHT_SEVERAL);
     let mut beside = Vec::with_capacity(boards.len());
+    // In rows as the page's diagrams usually stand: 1 2 / 3 4 / 5 6 for six.
+    let columns = (boards.len() as u32).div_ceil(BOARDS_PER_COLUMN);
     for (index, recognition) in boards.iter().enumerate() {
         let [r, g, b] = PALETTE[index % PALETTE.len()];
         let colour = Rgba([r, g, b, 255]);
@@ -110,8 +112,6 @@ fn several_boards(input: &image::RgbImage, boards: &[Recognition]) -> Result<Rgb
             );
         }
         stamp_number(&mut board, &label, colour, [0.0, 0.0]);
-        // In rows as the page's diagrams usually stand: 1 2 / 3 4 / 5 6 for six.
-        let columns = (boards.len() as u32).div_ceil(BOARDS_PER_COLUMN);
         let (column, row) = (index as u32 % columns, index as u32 / columns);
         beside.push((
             board,

@@ -219,8 +219,8 @@ pub async fn recognize(
         query.flipped.map_or(Flipped::Auto, Flipped::from),
     )
     .map_err(|e| ApiError::bad_request(e.to_string()))?;
-    // Read the upload before taking a slot: a slow client must not hold the CPU's turn.
     let all_boards = query.all_boards;
+    // Read the upload before taking a slot: a slow client must not hold the CPU's turn.
     let (name, bytes) = picture(request, &state).await?;
     let busy = || {
         ApiError::busy(
