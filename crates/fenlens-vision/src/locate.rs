@@ -1451,30 +1451,16 @@ fn box_shrink(image: &RgbImage, block: u32) -> RgbImage {
 
 /// Finds the board in a picture.
 pub fn locate(image: &RgbImage) -> Result<Located, VisionError> {
-    locate_with(image, Turns::All)
+    locate_with(image, &RETRY_TURNS)
 }
 
-/// Which turns [`locate_with`] searches the picture at when nothing upright fits.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Turns {
-    /// All of [`RETRY_TURNS`].
-    All,
-    /// The first two (15 degrees either way): for a further board of a page whose first board
-    /// was found ([`locate_all`]).
-    Near,
-}
+/// The turns searched for a further board of a page whose first board was found
+/// ([`locate_all`]): the first two of [`RETRY_TURNS`], 15 degrees either way.
+const FURTHER_BOARD_TURNS: &[f64] = RETRY_TURNS.as_slice().split_at(2).0;
 
-impl Turns {
-    fn degrees(self) -> &'static [f64] {
-        match self {
-            Turns::All => &RETRY_TURNS,
-            Turns::Near => &RETRY_TURNS[..2],
-        }
-    }
-}
-
-/// [`locate`], with the turned search ([`search_turned`]) or without it.
-fn locate_with(image: &RgbImage, turns: Turns) -> Result<Located, VisionError> {
+/// [`locate`], searching the picture turned by `turns` ([`search_turned`]) where nothing
+/// upright fits.
+fn locate_with(image: &RgbImage, turns: &[f64]) -> Result<Located, VisionError> {
     let (w, h) = image.dimensions();
     if w < 24 || h < 24 {
         return Err(VisionError::NoBoard);
@@ -1564,7 +1550,7 @@ fn locate_with(image: &RgbImage, turns: Turns) -> Result<Located, VisionError> {
     let turned = match &found {
         _ if whole.is_some() => None,
         Some((fit, _)) if fit.matched >= SURE_MATCHED => None,
-        _ => search_turned(&luma, ww, wh, turns.degrees()),
+        _ => search_turned(&luma, ww, wh, turns),
     };
     let (best, plane) = match (found, turned) {
         (Some((fit, _)), Some(turned)) if turned.matched >= fit.matched + TURNED_BETTER_BY => {
@@ -1617,7 +1603,7 @@ const ANOTHER_BOARD_MATCHED: usize = 30;
 /// The first board is found as [`locate`] finds it, then painted over with the picture's
 /// typical colour and the picture searched again, until no board is found, a board found is
 /// unsure ([`ANOTHER_BOARD_MATCHED`]) or lies inside one found before. The searches after the
-/// first turn the picture only 15 degrees either way ([`Turns::Near`]): the last search, which
+/// first turn the picture only 15 degrees either way ([`FURTHER_BOARD_TURNS`]): the last search, which
 /// finds nothing, was most of a page's time, and no further board of the measuring sets needed
 /// more (sixty-first session: 0.37 -> 0.28 s a book page, the same boards found). Errors as
 /// [`locate`] where no board is found at all.
@@ -1628,7 +1614,7 @@ pub fn locate_all(image: &RgbImage, most: usize) -> Result<Vec<Located>, VisionE
     paint_over(&mut page, first.corners, background);
     let mut found = vec![first];
     while found.len() < most {
-        let Ok(board) = locate_with(&page, Turns::Near) else {
+        let Ok(board) = locate_with(&page, FURTHER_BOARD_TURNS) else {
             break;
         };
         let centre = quad_centre(board.corners);

@@ -8,7 +8,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use fenlens_fen::shakmaty::Square;
 use fenlens_vision::classify::{Classifier, class_char};
-use fenlens_vision::{Castling, Flipped, Options, Recognition, Recognizer};
+use fenlens_vision::{Castling, Flipped, Options, Recognition, Recognizer, VisionError};
 use rayon::prelude::*;
 use serde::Deserialize;
 use serde_json::json;
@@ -200,6 +200,21 @@ pub fn parse_options(
     })
 }
 
+/// The boards read in a decoded picture: every board with `all_boards` (in reading order), else
+/// the one the locator finds first. For the command and the server's `all_boards`.
+pub fn read_boards(
+    recognizer: &Recognizer,
+    image: &image::RgbImage,
+    options: &Options,
+    all_boards: bool,
+) -> Result<Vec<Recognition>, VisionError> {
+    if all_boards {
+        recognizer.recognize_all(image, options)
+    } else {
+        recognizer.recognize_image(image, options).map(|r| vec![r])
+    }
+}
+
 /// Every board's object for `--all-boards --json`, in the boards' order: [`recognition_json`]
 /// with its `board_index` (0, 1, ...).
 pub fn all_boards_json(file: &str, boards: &[Recognition]) -> Vec<serde_json::Value> {
@@ -334,14 +349,8 @@ pub fn run(args: RecognizeArgs) -> Result<ExitCode> {
             // Decode once: the annotation draws on the same pixels.
             let image =
                 fenlens_vision::decode::decode(&bytes).map_err(|e| format!("{name}: {e}"))?;
-            let result = if args.all_boards {
-                recognizer.recognize_all(&image, &options)
-            } else {
-                recognizer
-                    .recognize_image(&image, &options)
-                    .map(|r| vec![r])
-            }
-            .map_err(|e| format!("{name}: {e}"));
+            let result = read_boards(&recognizer, &image, &options, args.all_boards)
+                .map_err(|e| format!("{name}: {e}"));
             let mut annotation_error = None;
             if let (Ok(boards), Some(out)) = (&result, &args.annotate) {
                 let target = match &annotate_dir {

@@ -18,7 +18,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::AppState;
-use crate::recognize_cmd::{FlippedArg, Side, all_boards_json, parse_options, recognition_json};
+use crate::recognize_cmd::{
+    FlippedArg, Side, all_boards_json, parse_options, read_boards, recognition_json,
+};
 
 /// An API failure: status plus `{error, message}`.
 pub struct ApiError {
@@ -251,15 +253,8 @@ pub async fn recognize(
     // The permit moves into the worker: a slot frees only when the work really ends.
     let task = tokio::task::spawn_blocking(move || {
         let _permit = permit;
-        if all_boards {
-            let image = fenlens_vision::decode::decode(&bytes)?;
-            worker.recognizer.recognize_all(&image, &options)
-        } else {
-            worker
-                .recognizer
-                .recognize_bytes(&bytes, &options)
-                .map(|r| vec![r])
-        }
+        let image = fenlens_vision::decode::decode(&bytes)?;
+        read_boards(&worker.recognizer, &image, &options, all_boards)
     });
     let recognition = match tokio::time::timeout(state.timeout, task).await {
         Err(_) => {
