@@ -1,19 +1,19 @@
 //! Browser tests: the page in a real headless Chromium (Debian's `chromium`, installed by
-//! `scripts/setup-tests`), driven over the DevTools protocol. Each step saves a screenshot
-//! under `target/tmp/browser/` to look at.
+//! `scripts/setup-tests`), driven over the DevTools protocol (`cdp`, over a pipe). Each step
+//! saves a screenshot under `target/tmp/browser/` to look at, and Chromium's own messages go
+//! to `target/tmp/browser/chromium.log`.
 
+mod cdp;
 mod common;
 
-use std::ffi::OsStr;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use base64::Engine;
+use cdp::Page;
 use common::{Server, board_png, two_boards_png};
 use fenlens_fen::shakmaty::{Piece, Square};
-use headless_chrome::protocol::cdp::Emulation;
-use headless_chrome::protocol::cdp::Page::CaptureScreenshotFormatOption;
-use headless_chrome::{Browser, LaunchOptions, Tab};
+use serde_json::json;
 
 const POSITION: &str = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
 
@@ -36,25 +36,20 @@ fn artefact_dir() -> PathBuf {
     dir
 }
 
-fn screenshot(tab: &Tab, name: &str) {
-    let png = tab
-        .capture_screenshot(CaptureScreenshotFormatOption::Png, None, None, true)
-        .expect("screenshot");
+fn screenshot(tab: &mut Page, name: &str) {
+    let png = tab.screenshot();
     let path = artefact_dir().join(format!("{name}.png"));
     std::fs::write(&path, png).expect("write screenshot");
     eprintln!("screenshot: {}", path.display());
 }
 
 /// Evaluates a JavaScript expression and returns its JSON value.
-fn eval(tab: &Tab, expression: &str) -> serde_json::Value {
-    let result = tab
-        .evaluate(expression, true)
-        .unwrap_or_else(|e| panic!("evaluating {expression}: {e}"));
-    result.value.unwrap_or(serde_json::Value::Null)
+fn eval(tab: &mut Page, expression: &str) -> serde_json::Value {
+    tab.evaluate(expression)
 }
 
 /// Waits until a JavaScript expression is true.
-fn wait_for(tab: &Tab, expression: &str, what: &str) {
+fn wait_for(tab: &mut Page, expression: &str, what: &str) {
     let started = Instant::now();
     while started.elapsed() < Duration::from_secs(20) {
         if eval(tab, expression) == serde_json::Value::Bool(true) {
@@ -66,54 +61,33 @@ fn wait_for(tab: &Tab, expression: &str, what: &str) {
     panic!("timed out waiting for {what} ({expression})");
 }
 
-fn fen_value(tab: &Tab) -> String {
+fn fen_value(tab: &mut Page) -> String {
     eval(tab, "document.getElementById('fen').value")
         .as_str()
         .unwrap_or_default()
         .to_owned()
 }
 
-fn type_fen(tab: &Tab, fen: &str) {
-    tab.wait_for_element("#fen")
-        .expect("FEN field")
-        .click()
-        .expect("click");
+fn type_fen(tab: &mut Page, fen: &str) {
+    tab.click("#fen");
     eval(tab, "document.getElementById('fen').select()");
-    tab.type_str(fen).expect("type");
+    tab.type_text(fen);
 }
 
 #[test]
 fn the_page_checks_fixes_reads_corrects_and_copies() {
     let server = Server::start(&[]);
     let user_data = tempdir("chromium-profile");
-    let browser = Browser::new(LaunchOptions {
-        headless: true,
-        sandbox: false,
-        path: Some(chromium()),
-        window_size: Some((1100, 1300)),
-        user_data_dir: Some(user_data.clone()),
-        args: [
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-        ]
-        .iter()
-        .map(OsStr::new)
-        .collect(),
-        idle_browser_timeout: Duration::from_secs(120),
-        ..LaunchOptions::default()
-    })
-    .expect("start chromium");
-    let tab = browser.new_tab().expect("tab");
-    tab.navigate_to(&server.url("/"))
-        .expect("open the page")
-        .wait_until_navigated()
-        .expect("loaded");
+    let mut page = Page::open(
+        &chromium(),
+        &user_data,
+        (1100, 1300),
+        &artefact_dir().join("chromium.log"),
+    );
+    let tab = &mut page;
+    tab.navigate(&server.url("/"));
     wait_for(
-        &tab,
+        tab,
         "document.querySelectorAll('#board .sq').length === 64 && \
          document.querySelector('[data-square=e1]').dataset.piece === 'K'",
         "the start position",
@@ -121,72 +95,66 @@ fn the_page_checks_fixes_reads_corrects_and_copies() {
 
     // 1. A FEN with a broken rank: the diagnosis appears, the readable part stays on the board.
     type_fen(
-        &tab,
+        tab,
         "rnbqkbnr/ppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
     );
     wait_for(
-        &tab,
+        tab,
         "!!document.querySelector('#diagnostics li[data-code=rank-length]')",
         "the broken-rank diagnosis",
     );
     let message = eval(
-        &tab,
+        tab,
         "document.querySelector('#diagnostics li[data-code=rank-length]').textContent",
     );
     assert!(message.as_str().unwrap().contains("Rank 7"), "{message}");
     assert_eq!(
-        eval(
-            &tab,
-            "document.querySelectorAll('#board .sq.broken').length"
-        ),
+        eval(tab, "document.querySelectorAll('#board .sq.broken').length"),
         8
     );
     assert_eq!(
         eval(
-            &tab,
+            tab,
             "document.querySelector('[data-square=e4]').dataset.piece"
         ),
         "P"
     );
     assert_eq!(
         eval(
-            &tab,
+            tab,
             "document.querySelector('[data-square=a8]').dataset.piece"
         ),
         "r"
     );
-    screenshot(&tab, "1-broken-rank");
+    screenshot(tab, "1-broken-rank");
 
     // 2. A fixable error: castling rights without the rook; the fix button repairs the FEN.
-    type_fen(&tab, "r3k2r/8/8/8/8/8/8/R3K3 w KQkq - 0 1");
+    type_fen(tab, "r3k2r/8/8/8/8/8/8/R3K3 w KQkq - 0 1");
     wait_for(
-        &tab,
+        tab,
         "!!document.querySelector('#diagnostics button.fix')",
         "a fix button",
     );
-    screenshot(&tab, "2a-fixable");
-    tab.find_element("#diagnostics button.fix")
-        .expect("fix button")
-        .click()
-        .expect("click fix");
+    screenshot(tab, "2a-fixable");
+    tab.click("#diagnostics button.fix");
     wait_for(
-        &tab,
+        tab,
         "document.getElementById('fen').value === 'r3k2r/8/8/8/8/8/8/R3K3 w Qkq - 0 1' && \
          !!document.querySelector('#diagnostics li.ok')",
         "the fixed FEN, checked clean",
     );
     // Castling K is no longer possible, so its box is disabled.
     assert_eq!(
-        eval(&tab, "document.getElementById('castle-K').disabled"),
+        eval(tab, "document.getElementById('castle-K').disabled"),
         true
     );
-    screenshot(&tab, "2b-fixed");
+    screenshot(tab, "2b-fixed");
 
     // 3. Drop a rendered picture: the page shows it with the grid and reads the right FEN.
-    drop_picture(&tab, &board_png(POSITION, 56));
+    drop_picture(tab, &board_png(POSITION, 56));
     let placement = POSITION.split(' ').next().unwrap();
     wait_for(
-        &tab,
+        tab,
         &format!(
             "document.getElementById('fen').value.startsWith('{placement} ') && \
              document.getElementById('progress').hidden"
@@ -195,29 +163,23 @@ fn the_page_checks_fixes_reads_corrects_and_copies() {
     );
     assert_eq!(
         eval(
-            &tab,
+            tab,
             "!document.getElementById('picture-figure').hidden && \
              document.getElementById('picture-canvas').width > 0"
         ),
         true
     );
-    screenshot(&tab, "3-dropped-picture");
+    screenshot(tab, "3-dropped-picture");
 
     // 4. Correct one square: click e4, pick a white queen.
-    tab.find_element("[data-square=e4]")
-        .expect("e4")
-        .click()
-        .expect("click e4");
+    tab.click("[data-square=e4]");
     wait_for(
-        &tab,
+        tab,
         "!document.getElementById('palette').hidden",
         "the palette",
     );
-    screenshot(&tab, "4a-palette");
-    tab.find_element("#palette button[data-piece=Q]")
-        .expect("queen button")
-        .click()
-        .expect("click queen");
+    screenshot(tab, "4a-palette");
+    tab.click("#palette button[data-piece=Q]");
     let mut expected = fenlens_fen::read(placement.as_bytes())
         .setup
         .expect("readable")
@@ -225,35 +187,31 @@ fn the_page_checks_fixes_reads_corrects_and_copies() {
     expected.set_piece_at(Square::E4, Piece::from_char('Q').expect("Q"));
     let expected = expected.board_fen().to_string();
     wait_for(
-        &tab,
+        tab,
         &format!("document.getElementById('fen').value.startsWith('{expected} ')"),
         "the corrected FEN",
     );
-    assert_eq!(
-        eval(
-            &tab,
-            "document.querySelector('[data-square=e4]').dataset.piece"
-        ),
-        "Q"
+    // The board is drawn again when the server's check of the new FEN answers.
+    wait_for(
+        tab,
+        "document.querySelector('[data-square=e4]').dataset.piece === 'Q'",
+        "the queen on the board",
     );
-    screenshot(&tab, "4b-corrected");
+    screenshot(tab, "4b-corrected");
 
     // 5. Copy: the button hands the FEN to the clipboard API.
     eval(
-        &tab,
+        tab,
         "navigator.clipboard.writeText = (text) => { window.copied = text; return Promise.resolve(); }; true",
     );
-    tab.find_element("#copy")
-        .expect("copy button")
-        .click()
-        .expect("click copy");
-    wait_for(&tab, "typeof window.copied === 'string'", "the copy");
-    let copied = eval(&tab, "window.copied");
-    assert_eq!(copied.as_str(), Some(fen_value(&tab).as_str()));
+    tab.click("#copy");
+    wait_for(tab, "typeof window.copied === 'string'", "the copy");
+    let copied = eval(tab, "window.copied");
+    assert_eq!(copied.as_str(), Some(fen_value(tab).as_str()));
     assert!(copied.as_str().unwrap().starts_with(&expected));
-    let status = eval(&tab, "document.getElementById('status').textContent");
+    let status = eval(tab, "document.getElementById('status').textContent");
     assert!(status.as_str().unwrap().starts_with("Copied: "), "{status}");
-    screenshot(&tab, "5-copied");
+    screenshot(tab, "5-copied");
 
     // 5b. A page with two diagrams, every board asked for: the first board is read, a button
     // per board; the second button reads the second board, a click on the first grid in the
@@ -263,15 +221,12 @@ fn the_page_checks_fixes_reads_corrects_and_copies() {
     let page_height = image::load_from_memory(&page)
         .expect("the page decodes")
         .height();
-    tab.find_element("#all-boards")
-        .expect("the every-board box")
-        .click()
-        .expect("tick it");
-    drop_picture(&tab, &page);
+    tab.click("#all-boards");
+    drop_picture(tab, &page);
     let first = POSITION.split(' ').next().unwrap();
     let second = SECOND.split(' ').next().unwrap();
     wait_for(
-        &tab,
+        tab,
         &format!(
             "document.getElementById('fen').value.startsWith('{first} ') && \
              document.getElementById('progress').hidden && \
@@ -279,13 +234,10 @@ fn the_page_checks_fixes_reads_corrects_and_copies() {
         ),
         "the first of two boards",
     );
-    screenshot(&tab, "5b-two-boards");
-    tab.find_element("#board-choice button[data-board='1']")
-        .expect("the second board's button")
-        .click()
-        .expect("click it");
+    screenshot(tab, "5b-two-boards");
+    tab.click("#board-choice button[data-board='1']");
     wait_for(
-        &tab,
+        tab,
         &format!(
             "document.getElementById('fen').value.startsWith('{second} ') && \
              document.querySelector('#board-choice button[data-board=\"1\"]')\
@@ -293,7 +245,7 @@ fn the_page_checks_fixes_reads_corrects_and_copies() {
         ),
         "the second board",
     );
-    screenshot(&tab, "5c-second-board");
+    screenshot(tab, "5c-second-board");
     // The middle of the upper board: 80 pixels of margin, then half of the board, which takes
     // half of what the margins (240 pixels) leave.
     let (x, y) = (
@@ -301,7 +253,7 @@ fn the_page_checks_fixes_reads_corrects_and_copies() {
         (80.0 + (page_height - 240) as f64 / 4.0) / page_height as f64,
     );
     eval(
-        &tab,
+        tab,
         &format!(
             "(() => {{
                 const canvas = document.getElementById('picture-canvas');
@@ -313,45 +265,24 @@ fn the_page_checks_fixes_reads_corrects_and_copies() {
         ),
     );
     wait_for(
-        &tab,
+        tab,
         &format!("document.getElementById('fen').value.startsWith('{first} ')"),
         "the first board again, chosen in the picture",
     );
 
     // 6. A phone-sized screen in dark colours: nothing spills sideways, the board still fits.
-    tab.call_method(Emulation::SetDeviceMetricsOverride {
-        width: 390,
-        height: 844,
-        device_scale_factor: 2.0,
-        mobile: true,
-        scale: None,
-        screen_width: None,
-        screen_height: None,
-        position_x: None,
-        position_y: None,
-        dont_set_visible_size: None,
-        screen_orientation: None,
-        viewport: None,
-        display_feature: None,
-        device_posture: None,
-    })
-    .expect("phone size");
-    tab.call_method(Emulation::SetEmulatedMedia {
-        media: None,
-        features: Some(vec![Emulation::MediaFeature {
-            name: "prefers-color-scheme".into(),
-            value: "dark".into(),
-        }]),
-    })
-    .expect("dark colours");
-    wait_for(
-        &tab,
-        "window.innerWidth === 390",
-        "the phone-sized viewport",
+    tab.call(
+        "Emulation.setDeviceMetricsOverride",
+        json!({ "width": 390, "height": 844, "deviceScaleFactor": 2.0, "mobile": true }),
     );
+    tab.call(
+        "Emulation.setEmulatedMedia",
+        json!({ "features": [{ "name": "prefers-color-scheme", "value": "dark" }] }),
+    );
+    wait_for(tab, "window.innerWidth === 390", "the phone-sized viewport");
     assert_eq!(
         eval(
-            &tab,
+            tab,
             "document.documentElement.scrollWidth <= window.innerWidth && \
              document.getElementById('board').getBoundingClientRect().right <= window.innerWidth"
         ),
@@ -360,20 +291,20 @@ fn the_page_checks_fixes_reads_corrects_and_copies() {
     );
     assert_eq!(
         eval(
-            &tab,
+            tab,
             "getComputedStyle(document.body).backgroundColor !== 'rgb(250, 250, 247)'"
         ),
         true,
         "dark colours not applied"
     );
-    screenshot(&tab, "6-phone-dark");
+    screenshot(tab, "6-phone-dark");
 
-    drop(browser);
+    drop(page);
     let _ = std::fs::remove_dir_all(user_data);
 }
 
 /// Drops a PNG picture on the page, as a user dragging a file does.
-fn drop_picture(tab: &Tab, png: &[u8]) {
+fn drop_picture(tab: &mut Page, png: &[u8]) {
     let picture = base64::engine::general_purpose::STANDARD.encode(png);
     eval(
         tab,
