@@ -5,7 +5,7 @@ DejaVu fonts (Debian's fonts-dejavu-core).
 
     python3 scripts/text-pages.py DEST COUNT SEED
 
-Each page holds lines of made-up words (1-11 letters) in 6-24 pixel type in one of DejaVu's
+Each page holds lines of made-up words (1-11 letters) in 9-24 pixel type in one of DejaVu's
 fonts, dark on light paper or light on a dark page, on 600-1920 pixels; a few lines are left
 blank. Then count the pictures taken for a board:
 

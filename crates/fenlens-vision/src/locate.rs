@@ -1606,9 +1606,9 @@ fn locate_with(image: &RgbImage, turns: &[f64]) -> Result<Located, VisionError> 
 /// enough for a lattice between their letters, but all its squares are paper. `false` where
 /// too few squares lie in the picture to tell.
 ///
-/// Sixty-second session, on pages of made-up words in 6-24 pixel type (DejaVu's 21 fonts, light
+/// Sixty-second session, on pages of made-up words in 9-24 pixel type (DejaVu's 22 fonts, light
 /// and dark pages, 600-1920 pixels): of 120 pages, 18 were taken for a board, 16 of them with
-/// squares differing by 0 grey levels and two by 8 and 9; this test leaves 2. Of 200 pages
+/// squares differing by 0 grey levels and two by 8 and 9; this rule leaves those 2. Of 200 pages
 /// drawn afterwards with another seed, 21 were taken for a board before and 1 after. On the
 /// measuring sets, the 40 unsure lattices among 6,459 pictures differ by 10 grey levels or more,
 /// and `fenlens recognize --json` gives the same bytes on all 9,762 pictures.
@@ -1935,7 +1935,8 @@ mod tests {
 
     #[test]
     fn a_board_among_text_is_found() {
-        // The test above must not cost real boards: a plain board set in a page of text.
+        // A board set in a page of text is still found where it is, the text beside it
+        // taking no part in the fit.
         let mut image = text_page(3, 13.0, false);
         coloured_board(&mut image, (300, 400, 240), [238, 238, 210], [118, 150, 86]);
         let found = locate(&image).expect("the board");
