@@ -16,6 +16,9 @@ const state = {
   // Every board read in the picture (one unless "every board" is ticked), the one shown, and
   // the picture itself, to read again when the box is ticked.
   boards: [], boardIndex: 0, blob: null, readSeq: 0,
+  // Per board read, the FEN, uncertain squares and flip as the user left them when choosing
+  // another board, so that going back shows the corrections.
+  edits: [],
 };
 
 const squareName = (i) => FILES[i % 8] + (8 - Math.floor(i / 8));
@@ -379,15 +382,18 @@ async function readPicture(blob) {
   $("progress").hidden = false;
   $("picture-caption").textContent = "Picture";
   setStatus("Reading the picture…");
+  let picture = null;
   try {
-    state.picture = await createImageBitmap(blob);
+    picture = await createImageBitmap(blob);
   } catch {
-    state.picture = null;
+    picture = null;
   }
-  if (seq !== state.readSeq) return; // a newer picture is on its way
+  if (seq !== state.readSeq) return; // a newer picture is on its way: keep its bitmap
+  state.picture = picture;
   state.blob = blob;
   state.recognition = null;
   state.boards = [];
+  state.edits = [];
   state.uncertain = new Set();
   showBoardChoice();
   drawPicture();
@@ -413,12 +419,31 @@ async function readPicture(blob) {
 function chooseBoard(index) {
   const result = state.boards[index];
   if (!result) return;
+  if (state.recognition && state.boardIndex !== index) {
+    // Keep the board left as the user left it, where it differs from its reading (a square
+    // corrected, a FEN typed in).
+    const left = $("fen").value;
+    if (left !== state.recognition.fen) {
+      state.edits[state.boardIndex] = {
+        fen: left, uncertain: new Set(state.uncertain), flipped: state.flipped,
+      };
+    } else {
+      delete state.edits[state.boardIndex];
+    }
+  }
+  const edited = state.edits[index];
   state.boardIndex = index;
   state.recognition = result;
-  state.uncertain = new Set(result.uncertain);
-  state.flipped = result.flipped;
+  state.uncertain = new Set(edited ? edited.uncertain : result.uncertain);
+  state.flipped = edited ? edited.flipped : result.flipped;
   drawPicture();
   showBoardChoice();
+  if (edited) {
+    $("picture-caption").textContent = `Picture: board ${index + 1} of ${state.boards.length}, as you left it.`;
+    setStatus(`Back to board ${index + 1} of ${state.boards.length}, with your corrections.`);
+    setFen(edited.fen);
+    return;
+  }
   const unsure = result.uncertain.length;
   const which = state.boards.length > 1
     ? `board ${index + 1} of ${state.boards.length} (click another grid or number to read it); `

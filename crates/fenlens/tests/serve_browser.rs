@@ -218,9 +218,10 @@ fn the_page_checks_fixes_reads_corrects_and_copies() {
     // picture the first again.
     const SECOND: &str = "8/5pk1/6p1/8/3P4/2K5/8/8 w - - 0 1";
     let page = two_boards_png(POSITION, SECOND, 40);
-    let page_height = image::load_from_memory(&page)
-        .expect("the page decodes")
-        .height();
+    let (page_width, page_height) = {
+        let decoded = image::load_from_memory(&page).expect("the page decodes");
+        (decoded.width(), decoded.height())
+    };
     tab.click("#all-boards");
     drop_picture(tab, &page);
     let first = POSITION.split(' ').next().unwrap();
@@ -234,6 +235,19 @@ fn the_page_checks_fixes_reads_corrects_and_copies() {
         ),
         "the first of two boards",
     );
+    // The picture shown is the page, not the one before it, re-read when the box was ticked
+    // (whose bitmap, decoded last, once replaced the page's).
+    assert_eq!(
+        eval(
+            tab,
+            &format!(
+                "document.getElementById('picture-canvas').width === {page_width} && \
+                 document.getElementById('picture-canvas').height === {page_height}"
+            )
+        ),
+        true,
+        "the picture shown is not the page dropped"
+    );
     screenshot(tab, "5b-two-boards");
     tab.click("#board-choice button[data-board='1']");
     wait_for(
@@ -246,6 +260,25 @@ fn the_page_checks_fixes_reads_corrects_and_copies() {
         "the second board",
     );
     screenshot(tab, "5c-second-board");
+    // A correction on the second board: a white rook on a1.
+    tab.click("[data-square=a1]");
+    wait_for(
+        tab,
+        "!document.getElementById('palette').hidden",
+        "the palette",
+    );
+    tab.click("#palette button[data-piece=R]");
+    let mut corrected = fenlens_fen::read(second.as_bytes())
+        .setup
+        .expect("readable")
+        .board;
+    corrected.set_piece_at(Square::A1, Piece::from_char('R').expect("R"));
+    let corrected = corrected.board_fen().to_string();
+    wait_for(
+        tab,
+        &format!("document.getElementById('fen').value.startsWith('{corrected} ')"),
+        "the second board corrected",
+    );
     // The middle of the upper board: 80 pixels of margin, then half of the board, which takes
     // half of what the margins (240 pixels) leave.
     let (x, y) = (
@@ -268,6 +301,24 @@ fn the_page_checks_fixes_reads_corrects_and_copies() {
         tab,
         &format!("document.getElementById('fen').value.startsWith('{first} ')"),
         "the first board again, chosen in the picture",
+    );
+    // Back to the second board: it shows the correction, not its reading again.
+    tab.click("#board-choice button[data-board='1']");
+    wait_for(
+        tab,
+        &format!(
+            "document.getElementById('fen').value.startsWith('{corrected} ') && \
+             document.querySelector('[data-square=a1]').dataset.piece === 'R'"
+        ),
+        "the second board as corrected",
+    );
+    screenshot(tab, "5d-correction-kept");
+    // And the first board, never corrected, is read as before.
+    tab.click("#board-choice button[data-board='0']");
+    wait_for(
+        tab,
+        &format!("document.getElementById('fen').value.startsWith('{first} ')"),
+        "the first board as read",
     );
 
     // 6. A phone-sized screen in dark colours: nothing spills sideways, the board still fits.
