@@ -180,12 +180,7 @@ fn the_page_checks_fixes_reads_corrects_and_copies() {
     );
     screenshot(tab, "4a-palette");
     tab.click("#palette button[data-piece=Q]");
-    let mut expected = fenlens_fen::read(placement.as_bytes())
-        .setup
-        .expect("readable")
-        .board;
-    expected.set_piece_at(Square::E4, Piece::from_char('Q').expect("Q"));
-    let expected = expected.board_fen().to_string();
+    let expected = with_piece(placement, Square::E4, 'Q');
     wait_for(
         tab,
         &format!("document.getElementById('fen').value.startsWith('{expected} ')"),
@@ -268,12 +263,7 @@ fn the_page_checks_fixes_reads_corrects_and_copies() {
         "the palette",
     );
     tab.click("#palette button[data-piece=R]");
-    let mut corrected = fenlens_fen::read(second.as_bytes())
-        .setup
-        .expect("readable")
-        .board;
-    corrected.set_piece_at(Square::A1, Piece::from_char('R').expect("R"));
-    let corrected = corrected.board_fen().to_string();
+    let corrected = with_piece(second, Square::A1, 'R');
     wait_for(
         tab,
         &format!("document.getElementById('fen').value.startsWith('{corrected} ')"),
@@ -352,6 +342,16 @@ fn the_page_checks_fixes_reads_corrects_and_copies() {
 
     drop(page);
     let _ = std::fs::remove_dir_all(user_data);
+}
+
+/// `placement` with `piece` (a FEN letter) put on `square`: what a correction on the page gives.
+fn with_piece(placement: &str, square: Square, piece: char) -> String {
+    let mut board = fenlens_fen::read(placement.as_bytes())
+        .setup
+        .expect("a readable placement")
+        .board;
+    board.set_piece_at(square, Piece::from_char(piece).expect("a piece letter"));
+    board.board_fen().to_string()
 }
 
 /// Drops a PNG picture on the page, as a user dragging a file does.
