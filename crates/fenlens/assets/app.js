@@ -382,12 +382,10 @@ async function readPicture(blob) {
   $("progress").hidden = false;
   $("picture-caption").textContent = "Picture";
   setStatus("Reading the picture…");
-  let picture = null;
+  let picture = null; // stays null for a picture the browser cannot decode; the server says why
   try {
     picture = await createImageBitmap(blob);
-  } catch {
-    picture = null;
-  }
+  } catch {}
   if (seq !== state.readSeq) return; // a newer picture is on its way: keep its bitmap
   state.picture = picture;
   state.blob = blob;

@@ -43,16 +43,11 @@ fn screenshot(tab: &mut Page, name: &str) {
     eprintln!("screenshot: {}", path.display());
 }
 
-/// Evaluates a JavaScript expression and returns its JSON value.
-fn eval(tab: &mut Page, expression: &str) -> serde_json::Value {
-    tab.evaluate(expression)
-}
-
 /// Waits until a JavaScript expression is true.
 fn wait_for(tab: &mut Page, expression: &str, what: &str) {
     let started = Instant::now();
     while started.elapsed() < Duration::from_secs(20) {
-        if eval(tab, expression) == serde_json::Value::Bool(true) {
+        if tab.evaluate(expression) == serde_json::Value::Bool(true) {
             return;
         }
         std::thread::sleep(Duration::from_millis(50));
@@ -62,7 +57,7 @@ fn wait_for(tab: &mut Page, expression: &str, what: &str) {
 }
 
 fn fen_value(tab: &mut Page) -> String {
-    eval(tab, "document.getElementById('fen').value")
+    tab.evaluate("document.getElementById('fen').value")
         .as_str()
         .unwrap_or_default()
         .to_owned()
@@ -70,7 +65,7 @@ fn fen_value(tab: &mut Page) -> String {
 
 fn type_fen(tab: &mut Page, fen: &str) {
     tab.click("#fen");
-    eval(tab, "document.getElementById('fen').select()");
+    tab.evaluate("document.getElementById('fen').select()");
     tab.type_text(fen);
 }
 
@@ -103,27 +98,19 @@ fn the_page_checks_fixes_reads_corrects_and_copies() {
         "!!document.querySelector('#diagnostics li[data-code=rank-length]')",
         "the broken-rank diagnosis",
     );
-    let message = eval(
-        tab,
-        "document.querySelector('#diagnostics li[data-code=rank-length]').textContent",
-    );
+    let message = tab
+        .evaluate("document.querySelector('#diagnostics li[data-code=rank-length]').textContent");
     assert!(message.as_str().unwrap().contains("Rank 7"), "{message}");
     assert_eq!(
-        eval(tab, "document.querySelectorAll('#board .sq.broken').length"),
+        tab.evaluate("document.querySelectorAll('#board .sq.broken').length"),
         8
     );
     assert_eq!(
-        eval(
-            tab,
-            "document.querySelector('[data-square=e4]').dataset.piece"
-        ),
+        tab.evaluate("document.querySelector('[data-square=e4]').dataset.piece"),
         "P"
     );
     assert_eq!(
-        eval(
-            tab,
-            "document.querySelector('[data-square=a8]').dataset.piece"
-        ),
+        tab.evaluate("document.querySelector('[data-square=a8]').dataset.piece"),
         "r"
     );
     screenshot(tab, "1-broken-rank");
@@ -145,7 +132,7 @@ fn the_page_checks_fixes_reads_corrects_and_copies() {
     );
     // Castling K is no longer possible, so its box is disabled.
     assert_eq!(
-        eval(tab, "document.getElementById('castle-K').disabled"),
+        tab.evaluate("document.getElementById('castle-K').disabled"),
         true
     );
     screenshot(tab, "2b-fixed");
@@ -162,8 +149,7 @@ fn the_page_checks_fixes_reads_corrects_and_copies() {
         "the recognized FEN",
     );
     assert_eq!(
-        eval(
-            tab,
+        tab.evaluate(
             "!document.getElementById('picture-figure').hidden && \
              document.getElementById('picture-canvas').width > 0"
         ),
@@ -195,16 +181,14 @@ fn the_page_checks_fixes_reads_corrects_and_copies() {
     screenshot(tab, "4b-corrected");
 
     // 5. Copy: the button hands the FEN to the clipboard API.
-    eval(
-        tab,
-        "navigator.clipboard.writeText = (text) => { window.copied = text; return Promise.resolve(); }; true",
+    tab.evaluate("navigator.clipboard.writeText = (text) => { window.copied = text; return Promise.resolve(); }; true",
     );
     tab.click("#copy");
     wait_for(tab, "typeof window.copied === 'string'", "the copy");
-    let copied = eval(tab, "window.copied");
+    let copied = tab.evaluate("window.copied");
     assert_eq!(copied.as_str(), Some(fen_value(tab).as_str()));
     assert!(copied.as_str().unwrap().starts_with(&expected));
-    let status = eval(tab, "document.getElementById('status').textContent");
+    let status = tab.evaluate("document.getElementById('status').textContent");
     assert!(status.as_str().unwrap().starts_with("Copied: "), "{status}");
     screenshot(tab, "5-copied");
 
@@ -233,13 +217,10 @@ fn the_page_checks_fixes_reads_corrects_and_copies() {
     // The picture shown is the page, not the one before it, re-read when the box was ticked
     // (whose bitmap, decoded last, once replaced the page's).
     assert_eq!(
-        eval(
-            tab,
-            &format!(
-                "document.getElementById('picture-canvas').width === {page_width} && \
+        tab.evaluate(&format!(
+            "document.getElementById('picture-canvas').width === {page_width} && \
                  document.getElementById('picture-canvas').height === {page_height}"
-            )
-        ),
+        )),
         true,
         "the picture shown is not the page dropped"
     );
@@ -275,9 +256,7 @@ fn the_page_checks_fixes_reads_corrects_and_copies() {
         0.5,
         (80.0 + (page_height - 240) as f64 / 4.0) / page_height as f64,
     );
-    eval(
-        tab,
-        &format!(
+    tab.evaluate(&format!(
             "(() => {{
                 const canvas = document.getElementById('picture-canvas');
                 const r = canvas.getBoundingClientRect();
@@ -322,8 +301,7 @@ fn the_page_checks_fixes_reads_corrects_and_copies() {
     );
     wait_for(tab, "window.innerWidth === 390", "the phone-sized viewport");
     assert_eq!(
-        eval(
-            tab,
+        tab.evaluate(
             "document.documentElement.scrollWidth <= window.innerWidth && \
              document.getElementById('board').getBoundingClientRect().right <= window.innerWidth"
         ),
@@ -331,10 +309,7 @@ fn the_page_checks_fixes_reads_corrects_and_copies() {
         "the page is wider than a phone's screen"
     );
     assert_eq!(
-        eval(
-            tab,
-            "getComputedStyle(document.body).backgroundColor !== 'rgb(250, 250, 247)'"
-        ),
+        tab.evaluate("getComputedStyle(document.body).backgroundColor !== 'rgb(250, 250, 247)'"),
         true,
         "dark colours not applied"
     );
@@ -357,9 +332,7 @@ fn with_piece(placement: &str, square: Square, piece: char) -> String {
 /// Drops a PNG picture on the page, as a user dragging a file does.
 fn drop_picture(tab: &mut Page, png: &[u8]) {
     let picture = base64::engine::general_purpose::STANDARD.encode(png);
-    eval(
-        tab,
-        &format!(
+    tab.evaluate(&format!(
             "(() => {{
                 const bytes = Uint8Array.from(atob('{picture}'), c => c.charCodeAt(0));
                 const file = new File([bytes], 'board.png', {{ type: 'image/png' }});
