@@ -1080,12 +1080,13 @@ impl<'a> Lines<'a> {
         })
     }
 
-    /// How much a line of squares alternates like the board (1 for the board's own lines,
-    /// about 0 for a plain margin), and the largest departure of one of its squares from the
-    /// middle grey, in half light-dark differences. `None` when the line leaves the picture.
-    fn alternation(&self, squares: &mut dyn Iterator<Item = (i32, i32)>) -> Option<(f32, f32)> {
+    /// How a line of squares looks against the board ([`LineLook`]); `None` when the line
+    /// leaves the picture.
+    fn look(&self, squares: &mut dyn Iterator<Item = (i32, i32)>) -> Option<LineLook> {
         let mut total = 0.0;
         let mut most: f32 = 0.0;
+        let mut lowest = f32::MAX;
+        let mut highest = f32::MIN;
         for (column, row) in squares {
             let sign = if (column + row).rem_euclid(2) == 0 {
                 1.0
@@ -1096,40 +1097,46 @@ impl<'a> Lines<'a> {
             let score = (grey - self.mid) * sign / self.half;
             total += score;
             most = most.max(score.abs());
-        }
-        Some((total / 8.0, most))
-    }
-
-    /// How far apart the backgrounds of the squares of column `line` (`columns`) or row `line`
-    /// lie, in light-dark differences of the board: about 1 for the board's own lines, near 0
-    /// for a plain margin or bar. `None` when the line leaves the picture.
-    fn spread(&self, columns: bool, line: i32) -> Option<f32> {
-        let mut lowest = f32::MAX;
-        let mut highest = f32::MIN;
-        for k in 0..8 {
-            let (column, row) = if columns { (line, k) } else { (k, line) };
-            let grey = square_background(self.h, self.gray, self.width, self.height, column, row)?;
             lowest = lowest.min(grey);
             highest = highest.max(grey);
         }
-        Some((highest - lowest) / (2.0 * self.half.abs()))
+        Some(LineLook {
+            alternates: total / 8.0,
+            most,
+            spread: (highest - lowest) / (2.0 * self.half.abs()),
+        })
     }
 
     /// Column `c` of the lattice's squares (-1 ..= 8; 0 ..= 7 are the fit's own).
-    fn column(&self, c: i32) -> Option<(f32, f32)> {
-        self.alternation(&mut (0..8).map(move |r| (c, r)))
+    fn column(&self, c: i32) -> Option<LineLook> {
+        self.look(&mut (0..8).map(move |r| (c, r)))
     }
 
     /// Row `r` of the lattice's squares.
-    fn row(&self, r: i32) -> Option<(f32, f32)> {
-        self.alternation(&mut (0..8).map(move |c| (c, r)))
+    fn row(&self, r: i32) -> Option<LineLook> {
+        self.look(&mut (0..8).map(move |c| (c, r)))
     }
+}
+
+/// How a line of squares (a column or row of the lattice) looks against the board's own light
+/// and dark squares.
+#[derive(Clone, Copy, Debug)]
+struct LineLook {
+    /// How much it alternates like the board: 1 for the board's own lines, about 0 for a plain
+    /// margin.
+    alternates: f32,
+    /// The largest departure of one of its squares from the board's middle grey, in half
+    /// light-dark differences.
+    most: f32,
+    /// How far apart its squares' backgrounds lie, in light-dark differences: about 1 for the
+    /// board's own lines, near 0 for a plain margin or bar.
+    spread: f32,
 }
 
 /// Whether a line beyond the fit continues the board: it alternates with the board's parity
 /// ([`BEYOND_ON_BOARD`]) in greys like the board's ([`BEYOND_MOST`]).
-fn continues_board(found: Option<(f32, f32)>) -> bool {
-    found.is_some_and(|(alternates, most)| alternates > BEYOND_ON_BOARD && most <= BEYOND_MOST)
+fn continues_board(found: Option<LineLook>) -> bool {
+    found.is_some_and(|line| line.alternates > BEYOND_ON_BOARD && line.most <= BEYOND_MOST)
 }
 
 /// Whether the checkered area the fit lies on is larger than 8 squares in a direction: two
@@ -1139,7 +1146,7 @@ fn more_than_eight_lines(h: &Homography, gray: &[u8], width: usize, height: usiz
     let Some(lines) = Lines::measure(h, gray, width, height) else {
         return false;
     };
-    let beyond = |line: &dyn Fn(i32) -> Option<(f32, f32)>| {
+    let beyond = |line: &dyn Fn(i32) -> Option<LineLook>| {
         let count = |first: i32, second: i32| {
             if continues_board(line(first)) {
                 1 + usize::from(continues_board(line(second)))
@@ -1201,47 +1208,49 @@ fn shift_once(h: Homography, gray: &[u8], width: usize, height: usize) -> (Homog
     };
     // The fit's own lines (0 and 7) that leave the picture are off the board; a line beyond
     // them that leaves the picture is not a place to move to (`None`).
-    let own_or_beyond = |line: i32, found: Option<(f32, f32)>| match found {
-        None if (0..8).contains(&line) => Some((0.0, 0.0)),
-        found => found,
+    let own = |found: Option<LineLook>| {
+        found.or(Some(LineLook {
+            alternates: 0.0,
+            most: 0.0,
+            spread: 0.0,
+        }))
     };
-    // Both edge lines of one direction inside the picture and neither alternating like the
-    // board: the fit is not on the board's squares at all (a grid a square or more off in a
-    // glary photograph), whatever the lines beyond say.
-    let both_edges_off = |line: &dyn Fn(i32) -> Option<(f32, f32)>| {
-        let off = |found: Option<(f32, f32)>| found.is_some_and(|(a, _)| a < EDGE_OFF_BOARD);
-        off(line(0)) && off(line(7))
-    };
-    let mut in_doubt = both_edges_off(&|c| lines.column(c)) || both_edges_off(&|r| lines.row(r));
+    let off = |found: Option<LineLook>| found.is_some_and(|line| line.alternates < EDGE_OFF_BOARD);
     // Whether the fit looks slid toward the line beyond its last one: `Some(true)` when it
     // should move, `Some(false)` when it looks so but the squares beyond are too stark to be
     // the board's, `None` when it does not look slid.
-    let slide =
-        |first: Option<(f32, f32)>, beyond_last: Option<(f32, f32)>| match (first, beyond_last) {
-            (Some((a, _)), Some((b, most))) if a < EDGE_OFF_BOARD && b > BEYOND_ON_BOARD => {
-                Some(most <= BEYOND_MOST)
-            }
-            _ => None,
-        };
+    let slide = |first: Option<LineLook>, beyond_last: Option<LineLook>| match (first, beyond_last)
+    {
+        (Some(first), Some(beyond))
+            if first.alternates < EDGE_OFF_BOARD && beyond.alternates > BEYOND_ON_BOARD =>
+        {
+            Some(beyond.most <= BEYOND_MOST)
+        }
+        _ => None,
+    };
     // Whether the fit looks slid off a board the picture cuts through: its first line lies in
     // the picture and is plain (a margin or bar before the board, `PLAIN_SPREAD`) while the
     // line beyond its last leaves the picture, where the board goes on (`Some(true)`).
-    let cut = |first: Option<f32>, beyond_last: Option<(f32, f32)>| {
-        (first.is_some_and(|spread| spread < PLAIN_SPREAD) && beyond_last.is_none()).then_some(true)
+    let cut = |first: Option<LineLook>, beyond_last: Option<LineLook>| {
+        (first.is_some_and(|line| line.spread < PLAIN_SPREAD) && beyond_last.is_none())
+            .then_some(true)
     };
+    let mut in_doubt = false;
     // For the columns (`true`) or the rows: +1 to move toward higher indices, -1 toward lower.
     let mut step = |columns: bool| -> f64 {
-        let measured = |i: i32| {
+        let [before, first, last, after] = [-1, 0, 7, 8].map(|i| {
             if columns {
                 lines.column(i)
             } else {
                 lines.row(i)
             }
-        };
-        let line = |i: i32| own_or_beyond(i, measured(i));
-        let spread = |i: i32| lines.spread(columns, i);
-        let forward = slide(line(0), line(8)).or_else(|| cut(spread(0), measured(8)));
-        let backward = slide(line(7), line(-1)).or_else(|| cut(spread(7), measured(-1)));
+        });
+        // Both edge lines inside the picture and neither alternating like the board: the fit
+        // is not on the board's squares at all (a grid a square or more off in a glary
+        // photograph), whatever the lines beyond say.
+        in_doubt |= off(first) && off(last);
+        let forward = slide(own(first), after).or_else(|| cut(first, after));
+        let backward = slide(own(last), before).or_else(|| cut(last, before));
         match (forward, backward) {
             (Some(true), None) => 1.0,
             (None, Some(true)) => -1.0,
@@ -1941,23 +1950,34 @@ mod tests {
         assert_eq!(located.matched, 49);
     }
 
-    /// Draws a board of `side` pixels at (`x0`, `y0`) into `image`, its light and dark squares
-    /// `light` and `dark`.
+    /// Draws a board of `side` pixels (a multiple of 8) at (`x0`, `y0`) into `image`, its light
+    /// and dark squares `light` and `dark`.
     fn coloured_board(
         image: &mut RgbImage,
         (x0, y0, side): (u32, u32, u32),
         light: [u8; 3],
         dark: [u8; 3],
     ) {
-        let s = side / 8;
-        for y in 0..side {
-            for x in 0..side {
-                let colour = if ((x / s) + (y / s)) % 2 == 0 {
-                    light
-                } else {
-                    dark
-                };
-                image.put_pixel(x0 + x, y0 + y, image::Rgb(colour));
+        checker(image, (x0, y0), 8, side / 8, [light, dark]);
+    }
+
+    /// Draws `squares` x `squares` squares of `side` pixels at (`x0`, `y0`) into `image`, light
+    /// and dark in turn from a light one at the top left, as far as the picture reaches.
+    fn checker(
+        image: &mut RgbImage,
+        (x0, y0): (u32, u32),
+        squares: u32,
+        side: u32,
+        [light, dark]: [[u8; 3]; 2],
+    ) {
+        for (x, y, pixel) in image.enumerate_pixels_mut() {
+            let (Some(dx), Some(dy)) = (x.checked_sub(x0), y.checked_sub(y0)) else {
+                continue;
+            };
+            let (column, row) = (dx / side, dy / side);
+            if column < squares && row < squares {
+                let light_square = (column + row) % 2 == 0;
+                *pixel = image::Rgb(if light_square { light } else { dark });
             }
         }
     }
@@ -2111,20 +2131,8 @@ mod tests {
             .into_iter()
             .filter_map(|((width, height), squares, side, (x0, y0))| {
                 let mut image = RgbImage::from_pixel(width, height, image::Rgb([255, 255, 255]));
-                for (x, y, pixel) in image.enumerate_pixels_mut() {
-                    if x < x0 || y < y0 {
-                        continue;
-                    }
-                    let (column, row) = ((x - x0) / side, (y - y0) / side);
-                    if column < squares && row < squares {
-                        let light = (column + row) % 2 == 0;
-                        *pixel = image::Rgb(if light {
-                            [238, 238, 210]
-                        } else {
-                            [118, 150, 86]
-                        });
-                    }
-                }
+                let colours = [[238, 238, 210], [118, 150, 86]];
+                checker(&mut image, (x0, y0), squares, side, colours);
                 let found = locate(&image).ok()?;
                 Some(format!("{squares}x{squares} at ({x0}, {y0}): {found:?}"))
             })
@@ -2139,17 +2147,14 @@ mod tests {
         // The margin's line is plain and the line beyond the fit's last leaves the picture,
         // so the fit is moved onto the board (`shift_once`); with two lines outside it is
         // still a board (`UNSURE_SQUARES_INSIDE`).
-        let cut = RgbImage::from_fn(800, 700, |x, y| {
-            let Some(y) = y.checked_sub(100) else {
-                return image::Rgb([255, 255, 255]);
-            };
-            let light = (x / 100 + y / 100) % 2 == 0;
-            image::Rgb(if light {
-                [238, 238, 210]
-            } else {
-                [118, 150, 86]
-            })
-        });
+        let mut cut = RgbImage::from_pixel(800, 700, image::Rgb([255, 255, 255]));
+        checker(
+            &mut cut,
+            (0, 100),
+            8,
+            100,
+            [[238, 238, 210], [118, 150, 86]],
+        );
         let found = locate(&cut).expect("the board cut through");
         assert_corners_near(
             found.corners,
