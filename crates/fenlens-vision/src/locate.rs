@@ -35,9 +35,11 @@
 //! 7. where a lattice has light and dark squares of one background, there is no chessboard
 //!    either: lines of text give junctions enough for a lattice between their letters, and the
 //!    line grids of go boards, crosswords and graph paper, turned 45 degrees, for one between
-//!    their lines, but its squares are all paper or wood (`one_background`); nor where an
-//!    unsure lattice (under 40 inner corners) has more than two lines of squares outside the
-//!    picture (`UNSURE_SQUARES_INSIDE`).
+//!    their lines, but its squares are all paper or wood (`one_background`); nor where bands of
+//!    the other colour cut through its squares (stripes, which a lattice whose corners sit on
+//!    the bands' edges fits surely: `crossed_by_bands`); nor where an unsure lattice (under 40
+//!    inner corners) has more than two lines of squares outside the picture
+//!    (`UNSURE_SQUARES_INSIDE`).
 //!
 //! Steps 1-4 run first with the large boxes only (a quarter of the work); when they give a sure
 //! board with large squares that is the answer, otherwise they run again with every box size.
@@ -992,17 +994,17 @@ const MIN_SQUARES_INSIDE: usize = 48;
 /// Fewest grey levels between the board's light and dark squares for the edge check to act.
 const EDGE_MIN_CONTRAST: f32 = 6.0;
 
-/// The grey behind square (`column`, `row`) of the lattice (columns and rows -1 ..= 8; 0 ..= 7
-/// are the board's): the median of points just inside the square's border, where pieces rarely
-/// reach. `None` when a point falls outside the picture.
-fn square_background(
+/// The greys of points just inside the border of square (`column`, `row`) of the lattice
+/// (columns and rows -1 ..= 8; 0 ..= 7 are the board's), where pieces rarely reach: 12 along
+/// each side. `None` when a point falls outside the picture.
+fn border_greys(
     h: &Homography,
     gray: &[u8],
     width: usize,
     height: usize,
     column: i32,
     row: i32,
-) -> Option<f32> {
+) -> Option<Vec<f32>> {
     const ALONG: [f64; 6] = [0.15, 0.29, 0.43, 0.57, 0.71, 0.85];
     const IN: [f64; 2] = [0.06, 0.14];
     // Lattice point (0, 0) is the first inner corner, so square (0, 0) spans -1 ..= 0.
@@ -1019,7 +1021,21 @@ fn square_background(
             }
         }
     }
-    Some(crate::cover::median(&mut values))
+    Some(values)
+}
+
+/// The grey behind square (`column`, `row`) of the lattice: the median of its
+/// [`border_greys`]. `None` when a point falls outside the picture.
+fn square_background(
+    h: &Homography,
+    gray: &[u8],
+    width: usize,
+    height: usize,
+    column: i32,
+    row: i32,
+) -> Option<f32> {
+    border_greys(h, gray, width, height, column, row)
+        .map(|mut values| crate::cover::median(&mut values))
 }
 
 /// The median backgrounds ([`square_background`]) of the fit's light and dark squares; `None`
@@ -1465,10 +1481,10 @@ fn search_turned(gray: &[u8], width: usize, height: usize, turns: &[f64]) -> Opt
                 turned[y * side + x] = (top * (1.0 - fy) + bottom * fy).round() as u8;
             }
         }
-        // A lattice on one background is no board here either (the line grid of a go board
-        // or a crossword turned by 45 degrees fits surely between its lines).
+        // A lattice on one background or crossed by bands is no board here either (the line
+        // grid of a go board or a crossword turned by 45 degrees fits surely between its lines).
         let fit = search(&turned, side, side, false).filter(|fit| {
-            fit.matched >= SURE_MATCHED && !one_background(&fit.homography, &turned, side, side)
+            fit.matched >= SURE_MATCHED && !plainly_no_board(&fit.homography, &turned, side, side)
         })?;
         // The same map as `to_picture`, as a matrix, after the fit's lattice -> canvas map.
         let back = [
@@ -1640,8 +1656,9 @@ fn locate_with(image: &RgbImage, turns: &[f64]) -> Result<Located, VisionError> 
         return Err(VisionError::NoBoard);
     }
     // A lattice whose squares are all one background is no board (lines of text; the line
-    // grids of go boards, crosswords and graph paper).
-    if whole.is_none() && one_background(&homography, gray, ww, wh) {
+    // grids of go boards, crosswords and graph paper), nor one whose squares bands of the
+    // other colour cross (stripes).
+    if whole.is_none() && plainly_no_board(&homography, gray, ww, wh) {
         return Err(VisionError::NoBoard);
     }
     // An unsure lattice with more than two lines of its squares outside the picture is no
@@ -1717,6 +1734,86 @@ const UNSURE_SQUARES_INSIDE: usize = 48;
 fn one_background(h: &Homography, gray: &[u8], width: usize, height: usize) -> bool {
     square_greys(h, gray, width, height)
         .is_some_and(|(light, dark)| (light - dark).abs() < EDGE_MIN_CONTRAST)
+}
+
+/// Whether the fit's squares are crossed by bands of the other colour: on a median square of
+/// each colour at least [`CROSSED_SHARE`] of the [`border_greys`] lie on the other colour's side
+/// of the middle grey (by [`SQUARE_AGREES_FROM`] of half the light-dark difference). A board's
+/// square is one colour out to its border, where pieces rarely reach; a lattice fitted to
+/// slanted or upright stripes, whose corners sit where the bands' edges cross the lattice's
+/// lines, has those edges cutting through every square. `false` where fewer than
+/// [`CROSSED_SQUARES_INSIDE`] squares lie in the picture or light and dark barely differ.
+///
+/// Sixty-fourth session, with `scripts/grid-pictures.py` (seeds 5, 7 and 99): the fits of the
+/// 19 pictures of stripes taken for a board had 0.25-0.42 of a median square's border points
+/// in the other colour (the lower of the two colours' medians), 17 of them 0.375 or more; the
+/// fits of every measuring picture (seeds 2026, 777, 5150, 6161, 8181, 9292, their copies and
+/// the devset, 6,355 pictures) 0.21 at most, nearly all 0. Those 17 are no board now, and on
+/// seed 11, drawn afterwards, 6 of 6.
+fn crossed_by_bands(h: &Homography, gray: &[u8], width: usize, height: usize) -> bool {
+    /// A square inside the picture: its border greys, its background (their median), and
+    /// whether the lattice's parity makes it light.
+    struct Bordered {
+        greys: Vec<f32>,
+        background: f32,
+        light: bool,
+    }
+    let mut squares = Vec::with_capacity(64);
+    for row in 0..8 {
+        for column in 0..8 {
+            if let Some(mut greys) = border_greys(h, gray, width, height, column, row) {
+                let background = crate::cover::median(&mut greys);
+                let light = (column + row) % 2 == 0;
+                squares.push(Bordered {
+                    greys,
+                    background,
+                    light,
+                });
+            }
+        }
+    }
+    if squares.len() < CROSSED_SQUARES_INSIDE {
+        return false;
+    }
+    let median_of = |light: bool, value: &dyn Fn(&Bordered) -> f32| {
+        let mut values: Vec<f32> = squares
+            .iter()
+            .filter(|s| s.light == light)
+            .map(value)
+            .collect();
+        crate::cover::median(&mut values)
+    };
+    let background = |s: &Bordered| s.background;
+    let (light, dark) = (median_of(true, &background), median_of(false, &background));
+    if (light - dark).abs() < EDGE_MIN_CONTRAST {
+        return false;
+    }
+    let (mid, half) = ((light + dark) / 2.0, (light - dark) / 2.0);
+    // The share of a square's border greys on the other colour's side.
+    let other_share = |square: &Bordered| {
+        let sign = if square.light { 1.0 } else { -1.0 };
+        let other = square
+            .greys
+            .iter()
+            .filter(|&&g| (g - mid) * sign / half <= -SQUARE_AGREES_FROM)
+            .count();
+        other as f32 / square.greys.len() as f32
+    };
+    median_of(true, &other_share).min(median_of(false, &other_share)) >= CROSSED_SHARE
+}
+
+/// See [`crossed_by_bands`]: a third of a square's border, where real boards' fits have a fifth
+/// at most.
+const CROSSED_SHARE: f32 = 0.3;
+
+/// Fewest squares in the picture for [`crossed_by_bands`] to tell: half the board (a sure
+/// lattice on stripes filling the picture may reach beyond it).
+const CROSSED_SQUARES_INSIDE: usize = 32;
+
+/// Whether a lattice is plainly no board: its squares stand on one background
+/// ([`one_background`]) or are crossed by bands of the other colour ([`crossed_by_bands`]).
+fn plainly_no_board(h: &Homography, gray: &[u8], width: usize, height: usize) -> bool {
+    one_background(h, gray, width, height) || crossed_by_bands(h, gray, width, height)
 }
 
 /// How far beyond a found board's edges [`locate_all`] paints over it, in squares: enough to
@@ -2109,6 +2206,47 @@ mod tests {
                 Some(format!(
                     "{lines} lines every {step} pixels, stones {stones}: {found:?}"
                 ))
+            })
+            .collect();
+        assert!(taken.is_empty(), "taken for a board: {taken:#?}");
+    }
+
+    /// Bands `band` pixels wide of two colours filling a `width` x `height` picture, across
+    /// (`slant` 0), or slanted 45 degrees either way (`slant` 1 or -1), as
+    /// `scripts/grid-pictures.py` draws its stripes.
+    fn stripes(width: u32, height: u32, band: i64, slant: i64, [a, b]: [[u8; 3]; 2]) -> RgbImage {
+        RgbImage::from_fn(width, height, |x, y| {
+            let along = i64::from(y) + slant * i64::from(x);
+            image::Rgb(if along.div_euclid(band) % 2 == 0 {
+                a
+            } else {
+                b
+            })
+        })
+    }
+
+    #[test]
+    fn stripes_are_no_board() {
+        // A lattice whose corners sit where the bands' edges cross its lines fits them surely,
+        // and its squares alternate, but the bands' edges cut through every square
+        // (`crossed_by_bands`). Each was taken for a board before that rule; the upright ones
+        // are the same turned a quarter, which the locator cannot tell from these.
+        let wood = [[240, 217, 181], [181, 136, 99]];
+        let ink = [[255, 255, 255], [0, 0, 0]];
+        let slate = [[222, 227, 230], [140, 162, 173]];
+        let cases = [
+            (640, 640, 40, 0, wood),
+            (800, 600, 50, 0, slate),
+            (640, 640, 50, 1, ink),
+            (800, 600, 70, 1, wood),
+            (640, 640, 60, -1, slate),
+            (800, 600, 50, -1, ink),
+        ];
+        let taken: Vec<String> = cases
+            .into_iter()
+            .filter_map(|(width, height, band, slant, colours)| {
+                let found = locate(&stripes(width, height, band, slant, colours)).ok()?;
+                Some(format!("bands of {band} pixels, slant {slant}: {found:?}"))
             })
             .collect();
         assert!(taken.is_empty(), "taken for a board: {taken:#?}");
