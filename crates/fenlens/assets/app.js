@@ -86,6 +86,9 @@ function composeFen() {
 
 function drawBoard() {
   const el = $("board");
+  // Rebuilding the squares drops the focused one: where a square had the keyboard's focus,
+  // the square in focus gets it back, so arrows and piece letters go on working.
+  const hadFocus = el.contains(document.activeElement);
   el.replaceChildren();
   for (let cell = 0; cell < 64; cell++) {
     const i = state.flipped ? 63 - cell : cell;
@@ -106,6 +109,7 @@ function drawBoard() {
     button.addEventListener("click", () => select(i));
     el.appendChild(button);
   }
+  if (hadFocus) focusCell(state.focus);
   drawPalette();
 }
 
@@ -331,6 +335,8 @@ function place(piece) {
   state.uncertain.delete(squareName(i));
   state.selected = null;
   state.focus = i;
+  // Shown at once; the server's check of the new FEN then marks what it finds.
+  drawBoard();
   commit();
   drawPicture();
   setStatus(`${squareName(i)}: ${describe(piece)}`);

@@ -165,20 +165,57 @@ fn the_page_checks_fixes_reads_corrects_and_copies() {
         "the palette",
     );
     screenshot(tab, "4a-palette");
-    tab.click("#palette button[data-piece=Q]");
+    // The board shows the queen at once, before the server's check of the new FEN answers:
+    // e4 is read in the same task as the click, before any answer can arrive.
+    let shown = tab.evaluate(
+        "(() => { document.querySelector('#palette button[data-piece=Q]').click(); \
+                  return document.querySelector('[data-square=e4]').dataset.piece; })()",
+    );
+    assert_eq!(shown, "Q", "the board waited for the server's check");
     let expected = with_piece(placement, Square::E4, 'Q');
     wait_for(
         tab,
         &format!("document.getElementById('fen').value.startsWith('{expected} ')"),
         "the corrected FEN",
     );
-    // The board is drawn again when the server's check of the new FEN answers.
+    // ... and still shows it once the check has answered and the board is drawn again.
     wait_for(
         tab,
-        "document.querySelector('[data-square=e4]').dataset.piece === 'Q'",
-        "the queen on the board",
+        &format!("document.getElementById('lichess').href.includes('{expected}_')"),
+        "the check of the corrected FEN",
+    );
+    assert_eq!(
+        tab.evaluate("document.querySelector('[data-square=e4]').dataset.piece"),
+        "Q"
     );
     screenshot(tab, "4b-corrected");
+
+    // 4c. By keyboard: a letter on the square in focus puts that piece there, and the focus
+    // stays on the board when the check's answer draws it again, so an arrow moves it on.
+    tab.click("[data-square=d4]");
+    tab.type_text("n");
+    let keyed = with_piece(&expected, Square::D4, 'n');
+    wait_for(
+        tab,
+        &format!("document.getElementById('lichess').href.includes('{keyed}_')"),
+        "the check of the FEN corrected by keyboard",
+    );
+    assert_eq!(
+        tab.evaluate("document.activeElement.dataset.square ?? document.activeElement.tagName"),
+        "d4",
+        "the focus left the board when it was drawn again"
+    );
+    for kind in ["rawKeyDown", "keyUp"] {
+        tab.call(
+            "Input.dispatchKeyEvent",
+            json!({ "type": kind, "key": "ArrowUp", "code": "ArrowUp", "windowsVirtualKeyCode": 38 }),
+        );
+    }
+    assert_eq!(
+        tab.evaluate("document.activeElement.dataset.square ?? document.activeElement.tagName"),
+        "d5"
+    );
+    screenshot(tab, "4c-corrected-by-keyboard");
 
     // 5. Copy: the button hands the FEN to the clipboard API.
     tab.evaluate("navigator.clipboard.writeText = (text) => { window.copied = text; return Promise.resolve(); }; true",
@@ -187,7 +224,7 @@ fn the_page_checks_fixes_reads_corrects_and_copies() {
     wait_for(tab, "typeof window.copied === 'string'", "the copy");
     let copied = tab.evaluate("window.copied");
     assert_eq!(copied.as_str(), Some(fen_value(tab).as_str()));
-    assert!(copied.as_str().unwrap().starts_with(&expected));
+    assert!(copied.as_str().unwrap().starts_with(&keyed));
     let status = tab.evaluate("document.getElementById('status').textContent");
     assert!(status.as_str().unwrap().starts_with("Copied: "), "{status}");
     screenshot(tab, "5-copied");
