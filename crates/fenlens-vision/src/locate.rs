@@ -1481,10 +1481,13 @@ fn search_turned(gray: &[u8], width: usize, height: usize, turns: &[f64]) -> Opt
                 turned[y * side + x] = (top * (1.0 - fy) + bottom * fy).round() as u8;
             }
         }
-        // A lattice on one background or crossed by bands is no board here either (the line
-        // grid of a go board or a crossword turned by 45 degrees fits surely between its lines).
+        // A lattice on one background is no board here either (the line grid of a go board
+        // or a crossword turned by 45 degrees fits surely between its lines). One crossed by
+        // bands is left to the checks after the search: passed over here, another turn's fit to
+        // a corner of the stripes was taken instead of the one found first, which those checks
+        // turn down (`crossed_by_bands`).
         let fit = search(&turned, side, side, false).filter(|fit| {
-            fit.matched >= SURE_MATCHED && !plainly_no_board(&fit.homography, &turned, side, side)
+            fit.matched >= SURE_MATCHED && !one_background(&fit.homography, &turned, side, side)
         })?;
         // The same map as `to_picture`, as a matrix, after the fit's lattice -> canvas map.
         let back = [
@@ -1669,7 +1672,10 @@ fn locate_in_work(work: &RgbImage, factor: f32, turns: &[f64]) -> Result<Located
     // A lattice whose squares are all one background is no board (lines of text; the line
     // grids of go boards, crosswords and graph paper), nor one whose squares bands of the
     // other colour cross (stripes).
-    if whole.is_none() && plainly_no_board(&homography, gray, ww, wh) {
+    if whole.is_none()
+        && (one_background(&homography, gray, ww, wh)
+            || crossed_by_bands(&homography, gray, ww, wh))
+    {
         return Err(VisionError::NoBoard);
     }
     // An unsure lattice with more than two lines of its squares outside the picture is no
@@ -1820,12 +1826,6 @@ const CROSSED_SHARE: f32 = 0.3;
 /// Fewest squares in the picture for [`crossed_by_bands`] to tell: half the board (a sure
 /// lattice on stripes filling the picture may reach beyond it).
 const CROSSED_SQUARES_INSIDE: usize = 32;
-
-/// Whether a lattice is plainly no board: its squares stand on one background
-/// ([`one_background`]) or are crossed by bands of the other colour ([`crossed_by_bands`]).
-fn plainly_no_board(h: &Homography, gray: &[u8], width: usize, height: usize) -> bool {
-    one_background(h, gray, width, height) || crossed_by_bands(h, gray, width, height)
-}
 
 /// How far beyond a found board's edges [`locate_all`] paints over it, in squares: enough to
 /// cover a frame and coordinates drawn in a margin, so that no edge of it is found again.
