@@ -1039,8 +1039,15 @@ fn square_background(
 }
 
 /// The median backgrounds ([`square_background`]) of the fit's light and dark squares; `None`
-/// when fewer than [`MIN_SQUARES_INSIDE`] of its squares lie in the picture.
-fn square_greys(h: &Homography, gray: &[u8], width: usize, height: usize) -> Option<(f32, f32)> {
+/// when fewer than `least` of its squares lie in the picture ([`MIN_SQUARES_INSIDE`] for the
+/// edge checks).
+fn square_greys(
+    h: &Homography,
+    gray: &[u8],
+    width: usize,
+    height: usize,
+    least: usize,
+) -> Option<(f32, f32)> {
     let mut light = Vec::with_capacity(32);
     let mut dark = Vec::with_capacity(32);
     for row in 0..8 {
@@ -1057,7 +1064,7 @@ fn square_greys(h: &Homography, gray: &[u8], width: usize, height: usize) -> Opt
             }
         }
     }
-    if light.len() + dark.len() < MIN_SQUARES_INSIDE || light.is_empty() || dark.is_empty() {
+    if light.len() + dark.len() < least || light.is_empty() || dark.is_empty() {
         return None;
     }
     Some((
@@ -1082,7 +1089,7 @@ impl<'a> Lines<'a> {
     /// Measures the board's light and dark greys under the fit; `None` when too few of its
     /// squares lie in the picture or they barely differ (then the edges tell nothing).
     fn measure(h: &'a Homography, gray: &'a [u8], width: usize, height: usize) -> Option<Self> {
-        let (l, d) = square_greys(h, gray, width, height)?;
+        let (l, d) = square_greys(h, gray, width, height, MIN_SQUARES_INSIDE)?;
         if (l - d).abs() < EDGE_MIN_CONTRAST {
             return None;
         }
@@ -1749,7 +1756,7 @@ const UNSURE_SQUARES_INSIDE: usize = 48;
 /// afterwards. The 3,888 sure lattices among 3,915 pictures of nine measuring sets (seeds 2026,
 /// 777, 5150, 6161 and copies of seed 2026) differ by 14 grey levels or more.
 fn one_background(h: &Homography, gray: &[u8], width: usize, height: usize) -> bool {
-    square_greys(h, gray, width, height)
+    square_greys(h, gray, width, height, MIN_SQUARES_INSIDE)
         .is_some_and(|(light, dark)| (light - dark).abs() < EDGE_MIN_CONTRAST)
 }
 
@@ -1768,55 +1775,32 @@ fn one_background(h: &Homography, gray: &[u8], width: usize, height: usize) -> b
 /// the devset, 6,355 pictures) 0.21 at most, nearly all 0. Those 17 are no board now, and on
 /// seed 11, drawn afterwards, 6 of 6.
 fn crossed_by_bands(h: &Homography, gray: &[u8], width: usize, height: usize) -> bool {
-    /// A square inside the picture: its border greys, its background (their median), and
-    /// whether the lattice's parity makes it light.
-    struct Bordered {
-        greys: Vec<f32>,
-        background: f32,
-        light: bool,
-    }
-    let mut squares = Vec::with_capacity(64);
-    for row in 0..8 {
-        for column in 0..8 {
-            if let Some(mut greys) = border_greys(h, gray, width, height, column, row) {
-                let background = crate::cover::median(&mut greys);
-                let light = (column + row) % 2 == 0;
-                squares.push(Bordered {
-                    greys,
-                    background,
-                    light,
-                });
-            }
-        }
-    }
-    if squares.len() < CROSSED_SQUARES_INSIDE {
+    let Some((light, dark)) = square_greys(h, gray, width, height, CROSSED_SQUARES_INSIDE) else {
         return false;
-    }
-    let median_of = |light: bool, value: &dyn Fn(&Bordered) -> f32| {
-        let mut values: Vec<f32> = squares
-            .iter()
-            .filter(|s| s.light == light)
-            .map(value)
-            .collect();
-        crate::cover::median(&mut values)
     };
-    let background = |s: &Bordered| s.background;
-    let (light, dark) = (median_of(true, &background), median_of(false, &background));
     if (light - dark).abs() < EDGE_MIN_CONTRAST {
         return false;
     }
     let (mid, half) = ((light + dark) / 2.0, (light - dark) / 2.0);
-    // The share of a square's border greys on the other colour's side.
-    let other_share = |square: &Bordered| {
-        let sign = if square.light { 1.0 } else { -1.0 };
-        let other = square
-            .greys
-            .iter()
-            .filter(|&&g| (g - mid) * sign / half <= -SQUARE_AGREES_FROM)
-            .count();
-        other as f32 / square.greys.len() as f32
-    };
-    median_of(true, &other_share).min(median_of(false, &other_share)) >= CROSSED_SHARE
+    // The share of each square's border greys on the other colour's side: dark squares', then
+    // light squares'.
+    let mut shares: [Vec<f32>; 2] = [Vec::with_capacity(32), Vec::with_capacity(32)];
+    for row in 0..8 {
+        for column in 0..8 {
+            let Some(greys) = border_greys(h, gray, width, height, column, row) else {
+                continue;
+            };
+            let is_light = (column + row) % 2 == 0;
+            let sign = if is_light { 1.0 } else { -1.0 };
+            let other = greys
+                .iter()
+                .filter(|&&g| (g - mid) * sign / half <= -SQUARE_AGREES_FROM)
+                .count();
+            shares[usize::from(is_light)].push(other as f32 / greys.len() as f32);
+        }
+    }
+    let [dark_share, light_share] = shares.map(|mut s| crate::cover::median(&mut s));
+    dark_share.min(light_share) >= CROSSED_SHARE
 }
 
 /// See [`crossed_by_bands`]: a third of a square's border, where real boards' fits have a fifth
