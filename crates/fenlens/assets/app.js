@@ -86,9 +86,10 @@ function composeFen() {
 
 function drawBoard() {
   const el = $("board");
-  // Rebuilding the squares drops the focused one: where a square had the keyboard's focus,
-  // the square in focus gets it back, so arrows and piece letters go on working.
-  const hadFocus = el.contains(document.activeElement);
+  // Rebuilding the squares drops the focused one, and the palette, hidden or rebuilt below,
+  // drops its button: where a square or a palette button had the keyboard's focus, the square
+  // in focus gets it back, so arrows and piece letters go on working after a pick by mouse too.
+  const hadFocus = el.contains(document.activeElement) || $("palette").contains(document.activeElement);
   el.replaceChildren();
   for (let cell = 0; cell < 64; cell++) {
     const i = state.flipped ? 63 - cell : cell;

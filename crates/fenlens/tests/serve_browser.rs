@@ -287,6 +287,18 @@ fn the_page_checks_fixes_reads_corrects_and_copies() {
         &format!("document.getElementById('fen').value.startsWith('{corrected} ')"),
         "the second board corrected",
     );
+    // The pick was made by mouse, on a palette button the palette then hides: the keyboard's
+    // focus goes back to the square corrected, and stays there once the check has answered.
+    wait_for(
+        tab,
+        &format!("document.getElementById('lichess').href.includes('{corrected}_')"),
+        "the check of the second board's correction",
+    );
+    assert_eq!(
+        tab.evaluate("document.activeElement.dataset.square ?? document.activeElement.tagName"),
+        "a1",
+        "the focus left the board with the palette"
+    );
     // The middle of the upper board: 80 pixels of margin, then half of the board, which takes
     // half of what the margins (240 pixels) leave.
     let (x, y) = (
