@@ -2,7 +2,9 @@
 //!
 //! Hostile files cannot exhaust memory: the dimensions are checked before any pixel is decoded
 //! (at most 40 megapixels) and the decoder may allocate at most 512 MB. A file cut short is an
-//! error, a JPEG included (its decoder would fill the missing rows with grey).
+//! error, a JPEG included (its decoder would fill the missing rows with grey). The decoders'
+//! failures are told in plain words, naming the format: a file cut short, a damaged one (with
+//! the decoder's detail), a format that is not read.
 //!
 //! The picture is returned as a viewer shows it: turned or mirrored as its EXIF orientation
 //! tag says (phones store photos sideways and tag them, so a photo of a screen would otherwise
@@ -12,6 +14,7 @@
 
 use std::io::Cursor;
 
+use image::error::{ImageError, UnsupportedErrorKind};
 use image::metadata::Orientation;
 use image::{DynamicImage, ImageDecoder, ImageFormat, ImageReader, Limits, RgbImage};
 
@@ -40,13 +43,17 @@ pub fn decode(bytes: &[u8]) -> Result<RgbImage, VisionError> {
             "the JPEG file is cut short (its last scan has no end-of-image marker)".into(),
         ));
     }
+    if reader.format() == Some(ImageFormat::WebP) && !riff_is_whole(bytes) {
+        return Err(VisionError::Decode("the WebP file is cut short".into()));
+    }
     let mut limits = Limits::default();
     limits.max_alloc = Some(MAX_ALLOC);
     limits.max_image_width = Some(40_000);
     limits.max_image_height = Some(40_000);
+    let format = reader.format().unwrap_or(ImageFormat::Png);
     let mut decoder = reader
         .into_decoder()
-        .map_err(|e| VisionError::Decode(e.to_string()))?;
+        .map_err(|e| decode_failure(format, e))?;
     let (w, h) = decoder.dimensions();
     if w as u64 * h as u64 > MAX_PIXELS {
         return Err(VisionError::TooLarge(format!(
@@ -59,10 +66,52 @@ pub fn decode(bytes: &[u8]) -> Result<RgbImage, VisionError> {
         .map_err(|e| VisionError::TooLarge(e.to_string()))?;
     // A damaged or missing tag leaves the picture as stored.
     let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
-    let mut image =
-        DynamicImage::from_decoder(decoder).map_err(|e| VisionError::Decode(e.to_string()))?;
+    let mut image = DynamicImage::from_decoder(decoder).map_err(|e| decode_failure(format, e))?;
     image.apply_orientation(orientation);
     Ok(over_white(image))
+}
+
+/// A decoder's failure on a file of `format`, in plain words: "the PNG file is cut short",
+/// "the GIF file is damaged (...)", "ICO pictures are not read (...)". A file cut short shows
+/// as an early end of the input (PNG, BMP) or as a decoding error that says so (GIF).
+fn decode_failure(format: ImageFormat, error: ImageError) -> VisionError {
+    let name = format_name(format);
+    match error {
+        ImageError::Limits(limit) => VisionError::TooLarge(limit.to_string()),
+        ImageError::IoError(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => {
+            VisionError::Decode(format!("the {name} file is cut short"))
+        }
+        ImageError::Unsupported(unsupported)
+            if matches!(unsupported.kind(), UnsupportedErrorKind::Format(_)) =>
+        {
+            VisionError::Decode(format!(
+                "{name} pictures are not read (PNG, JPEG, WebP, GIF and BMP are)"
+            ))
+        }
+        ImageError::Decoding(decoding) => {
+            // The decoder's own words, without image's "Format error decoding X:" before them.
+            let detail = std::error::Error::source(&decoding)
+                .map_or_else(|| decoding.to_string(), |inner| inner.to_string());
+            if detail.to_lowercase().contains("end of file") {
+                VisionError::Decode(format!("the {name} file is cut short"))
+            } else {
+                VisionError::Decode(format!("the {name} file is damaged ({detail})"))
+            }
+        }
+        other => VisionError::Decode(format!("the {name} file: {other}")),
+    }
+}
+
+/// A format's usual name, as people write it.
+fn format_name(format: ImageFormat) -> String {
+    match format {
+        ImageFormat::Png => "PNG".into(),
+        ImageFormat::Jpeg => "JPEG".into(),
+        ImageFormat::WebP => "WebP".into(),
+        ImageFormat::Gif => "GIF".into(),
+        ImageFormat::Bmp => "BMP".into(),
+        other => format!("{other:?}").to_uppercase(),
+    }
 }
 
 /// The picture's colours, with see-through pixels laid over white. The RGBA pixels are turned
@@ -104,6 +153,17 @@ fn jpeg_is_whole(bytes: &[u8]) -> bool {
     !bytes[end..].windows(2).any(|pair| pair == [0xFF, 0xDA])
 }
 
+/// Whether a RIFF file (WebP's container) holds all the bytes its header counts: the four
+/// bytes after "RIFF" give the length of the rest, 8 bytes fewer than the whole file's. A
+/// header too short to say is not whole either.
+fn riff_is_whole(bytes: &[u8]) -> bool {
+    let Some(size) = bytes.get(4..8) else {
+        return false;
+    };
+    let size = u32::from_le_bytes([size[0], size[1], size[2], size[3]]);
+    bytes.len() as u64 >= u64::from(size) + 8
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,6 +174,62 @@ mod tests {
             .write_to(&mut Cursor::new(&mut bytes), image::ImageFormat::Png)
             .unwrap();
         bytes
+    }
+
+    #[test]
+    fn failures_name_the_format_in_plain_words() {
+        let picture = RgbImage::from_fn(64, 64, |x, y| {
+            image::Rgb([(x * 4) as u8, (y * 4) as u8, ((x * y) % 256) as u8])
+        });
+        for (format, name) in [
+            (ImageFormat::Png, "PNG"),
+            (ImageFormat::Jpeg, "JPEG"),
+            (ImageFormat::WebP, "WebP"),
+            (ImageFormat::Gif, "GIF"),
+            (ImageFormat::Bmp, "BMP"),
+        ] {
+            let mut bytes = Vec::new();
+            picture
+                .write_to(&mut Cursor::new(&mut bytes), format)
+                .unwrap();
+            assert!(decode(&bytes).is_ok(), "{name}");
+            for keep in [40, bytes.len() / 2, bytes.len() * 9 / 10] {
+                match decode(&bytes[..keep]).map(|picture| picture.dimensions()) {
+                    Err(VisionError::Decode(message)) => assert!(
+                        message.starts_with(&format!("the {name} file is cut short")),
+                        "{name}, {keep} of {} bytes: {message}",
+                        bytes.len()
+                    ),
+                    other => panic!("{name}, {keep} of {} bytes: {other:?}", bytes.len()),
+                }
+            }
+        }
+        // A PNG whose compressed pixels are scrambled is damaged, not cut short.
+        let mut png = Vec::new();
+        picture
+            .write_to(&mut Cursor::new(&mut png), ImageFormat::Png)
+            .unwrap();
+        let data = png.windows(4).position(|w| w == b"IDAT").unwrap() + 8;
+        for byte in &mut png[data..data + 200] {
+            *byte ^= 0x5A;
+        }
+        match decode(&png).map(|picture| picture.dimensions()) {
+            Err(VisionError::Decode(message)) => {
+                assert!(
+                    message.starts_with("the PNG file is damaged ("),
+                    "{message}"
+                )
+            }
+            other => panic!("{other:?}"),
+        }
+        // TIFF is recognized by its first bytes but not read.
+        match decode(b"II*\0\x08\0\0\0\0\0\0\0\0\0\0\0").map(|picture| picture.dimensions()) {
+            Err(VisionError::Decode(message)) => assert!(
+                message.starts_with("TIFF pictures are not read"),
+                "{message}"
+            ),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -369,7 +369,14 @@ fn broken_files_give_errors_not_panics() {
     }
     assert!(err.contains("no-board.png: no chessboard found"), "{err}");
     assert!(err.contains("empty.png: not a readable picture"), "{err}");
-    assert!(err.contains("cut.jpg: not a readable picture"), "{err}");
+    assert!(
+        err.contains("cut.jpg: not a readable picture: the JPEG file is cut short"),
+        "{err}"
+    );
+    assert!(
+        err.contains("truncated.png: not a readable picture: the PNG file is cut short"),
+        "{err}"
+    );
 }
 
 /// The FEN `fenlens recognize` prints for `path`, which it must read without an error.
