@@ -15,7 +15,7 @@
 //! gives a side's king to the piece drawn like the other side's king. [`silhouette`]
 //! finds the piece's pixels in a square for the two checks;
 //! [`cover`] finds squares hidden under a dialog or banner, which are reported uncertain.
-//! [`pipeline`] runs them all; [`train`] teaches the
+//! [`pipeline`] runs them all; `train` (feature `train`, with candle) teaches the
 //! classifier from rendered boards.
 
 pub mod alike;
@@ -34,6 +34,7 @@ pub mod rectify;
 pub mod relabel;
 pub mod silhouette;
 pub mod symmetry;
+#[cfg(feature = "train")]
 pub mod train;
 
 pub use pipeline::{Castling, Flipped, Options, Recognition, Recognizer};

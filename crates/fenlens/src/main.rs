@@ -10,6 +10,7 @@ mod recognize_cmd;
 mod render_cmd;
 mod serve;
 mod style;
+#[cfg(feature = "train")]
 mod train_cmd;
 
 use std::process::ExitCode;
@@ -38,11 +39,35 @@ enum Command {
     /// Draw a position as PNG or SVG, or write a synthetic dataset with ground truth.
     Render(Box<render_cmd::RenderArgs>),
     /// Train the square classifier from rendered boards (outside CI; see models/README.md).
+    #[cfg(feature = "train")]
     Train(train_cmd::TrainArgs),
+    /// Train the square classifier (this build has no trainer: build fenlens with `--features
+    /// train`; see models/README.md).
+    #[cfg(not(feature = "train"))]
+    Train(NoTrainer),
     /// Measure recognition on a dataset's manifest.jsonl, per category.
     Eval(eval_cmd::EvalArgs),
     /// Serve the browser page and the HTTP API (check, correct, recognize pictures).
     Serve(serve::ServeArgs),
+}
+
+/// `fenlens train`'s arguments in a build without the trainer: taken as they come, since the
+/// command only says how to build one that has it.
+#[cfg(not(feature = "train"))]
+#[derive(clap::Args, Debug)]
+struct NoTrainer {
+    #[arg(hide = true, trailing_var_arg = true, allow_hyphen_values = true)]
+    ignored: Vec<String>,
+}
+
+/// The message of `fenlens train` in a build without the trainer (recognition does not need
+/// candle, which training runs on, so the trainer is a cargo feature).
+#[cfg(not(feature = "train"))]
+fn no_trainer() -> anyhow::Result<ExitCode> {
+    anyhow::bail!(
+        "this fenlens was built without the trainer; build one with it: \
+         cargo build --release -p fenlens --features train (see models/README.md)"
+    )
 }
 
 /// Keeps freed memory in the process for reuse instead of handing large blocks back to the
@@ -61,24 +86,13 @@ fn keep_freed_memory() {
     }
 }
 
-/// Keeps candle's own worker threads (used for element-wise operations) to the calling thread
-/// unless the user set `CANDLE_NUM_THREADS`. Pictures are processed in parallel on rayon's
-/// threads; candle's workers spin while they wait and would compete with them for the cores
-/// (on 2 cores, when recognition still ran in candle: 71 boards of 200 px a second with them,
-/// 103 without). Since the fifty-eighth session only `fenlens train` runs candle.
-fn keep_candle_on_the_calling_thread() {
-    if std::env::var_os("CANDLE_NUM_THREADS").is_none() {
-        // SAFETY: called first thing in `main`, before any other thread exists, so nothing
-        // reads the environment concurrently.
-        unsafe { std::env::set_var("CANDLE_NUM_THREADS", "1") };
-    }
-}
-
 /// Sets `RAYON_NUM_THREADS` to the number of cores this process may use, unless the user set
 /// it. Rayon's pool gets the same size as without it, but candle asks for its thread count on
 /// every matrix product, and without the variable it answers by reading `/proc/cpuinfo` each
 /// time (265 reads for one picture, when recognition still ran in candle: 4-5 ms of a 33 ms
-/// run on 2 cores; training runs it still).
+/// run on 2 cores; training runs it still). Candle's own workers, which spin while they wait,
+/// are left to the user's `CANDLE_NUM_THREADS`: only `fenlens train` runs candle since the
+/// fifty-eighth session, and there they are wanted.
 fn count_threads_once() {
     if std::env::var_os("RAYON_NUM_THREADS").is_none() {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -101,14 +115,14 @@ fn main() -> ExitCode {
     keep_freed_memory();
     let cli = Cli::parse();
     count_threads_once();
-    if !matches!(cli.command, Command::Train(_)) {
-        keep_candle_on_the_calling_thread();
-    }
     let result = match cli.command {
         Command::Recognize(args) => recognize_cmd::run(args),
         Command::Check(args) => check_cmd::run(args),
         Command::Render(args) => render_cmd::run(*args),
+        #[cfg(feature = "train")]
         Command::Train(args) => train_cmd::run(args),
+        #[cfg(not(feature = "train"))]
+        Command::Train(_) => no_trainer(),
         Command::Eval(args) => eval_cmd::run(args),
         Command::Serve(args) => serve::run(args),
     };

@@ -12,12 +12,10 @@
 //! to hand to another core, where a share of one product was not.
 //!
 //! The weights are read once, when the model is loaded, from the safetensors file a training
-//! run saved for [`SquareNet`], straight into this layout; a test checks the two forward
-//! passes agree.
+//! run saved for training's candle network (`network.rs`, feature `train`), straight into
+//! this layout; a test checks the two forward passes agree.
 
 use super::CLASSES;
-#[cfg(doc)]
-use super::SquareNet;
 use crate::rectify::CROP;
 
 /// One layer as a matrix product: `[rows, inputs] x [inputs, outputs]` plus a bias.
@@ -184,7 +182,7 @@ impl Conv {
     }
 }
 
-/// [`SquareNet`] for inference on the CPU.
+/// The square network for inference on the CPU.
 pub(super) struct FastSquareNet {
     convs: [Conv; 3],
     hidden: Dense,
@@ -335,76 +333,62 @@ fn softmax(logits: &[f32]) -> [f32; CLASSES] {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{NetShape, SquareNet};
+    use super::super::NetShape;
+    use super::super::random_weights::{random, saved};
     use super::*;
-    use candle_core::{DType, Device, Tensor};
-    use candle_nn::{VarBuilder, VarMap};
 
-    /// A small random network's variables.
-    fn random_net() -> (VarMap, SquareNet) {
-        let varmap = VarMap::new();
-        let vb = VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu);
-        let shape = NetShape {
-            channels: [8, 12, 20],
-            hidden: 24,
-        };
-        let net = SquareNet::new(vb, shape).unwrap();
-        (varmap, net)
-    }
-
-    /// The variables by name.
-    fn tensors(varmap: &VarMap) -> Vec<(String, Tensor)> {
-        let data = varmap.data().lock().unwrap();
-        data.iter()
-            .map(|(name, var)| (name.clone(), var.as_tensor().clone()))
-            .collect()
-    }
-
-    /// The bytes a training run would save for these variables.
-    fn saved(varmap: &VarMap) -> Vec<u8> {
-        safetensors::serialize(tensors(varmap), None).unwrap()
-    }
+    /// A small network's shape.
+    const SMALL: NetShape = NetShape {
+        channels: [8, 12, 20],
+        hidden: 24,
+    };
 
     #[test]
     fn a_saved_network_cut_short_or_of_the_wrong_shape_is_refused() {
-        let (varmap, _) = random_net();
-        let bytes = saved(&varmap);
+        let tensors = random(SMALL, 1);
+        let bytes = saved(&tensors);
         assert!(FastSquareNet::from_safetensors(&bytes).is_ok());
         let error = |bytes: &[u8]| FastSquareNet::from_safetensors(bytes).err().unwrap();
 
         assert!(error(&bytes[..bytes.len() / 2]).contains("not a safetensors file"));
         assert!(error(b"").contains("not a safetensors file"));
 
-        let without_a_bias: Vec<_> = tensors(&varmap)
-            .into_iter()
-            .filter(|(name, _)| name != "output.bias")
+        let without_a_bias: Vec<_> = tensors
+            .iter()
+            .filter(|(name, _, _)| name != "output.bias")
+            .cloned()
             .collect();
-        let bytes = safetensors::serialize(without_a_bias, None).unwrap();
-        assert_eq!(error(&bytes), "no tensor output.bias");
+        assert_eq!(error(&saved(&without_a_bias)), "no tensor output.bias");
 
         // A hidden layer one input short of the last convolution's 20 x 4 x 4 features.
-        let mut wrong = tensors(&varmap);
-        for (name, tensor) in wrong.iter_mut() {
+        let mut wrong = tensors.clone();
+        for (name, dims, values) in wrong.iter_mut() {
             if name == "hidden.weight" {
-                *tensor = Tensor::zeros((24, 20 * 16 - 1), DType::F32, &Device::Cpu).unwrap();
+                *dims = vec![24, 20 * 16 - 1];
+                *values = vec![0.0; 24 * (20 * 16 - 1)];
             }
         }
-        let bytes = safetensors::serialize(wrong, None).unwrap();
-        assert!(error(&bytes).starts_with("hidden.weight is [24, 319]"));
+        assert!(error(&saved(&wrong)).starts_with("hidden.weight is [24, 319]"));
     }
 
     #[test]
     fn no_crops_give_no_readings() {
-        let (varmap, _) = random_net();
-        let fast = FastSquareNet::from_safetensors(&saved(&varmap)).unwrap();
+        let fast = FastSquareNet::from_safetensors(&saved(&random(SMALL, 1))).unwrap();
         assert!(fast.probabilities(&[]).is_empty());
         assert!(fast.hidden_units(&[]).is_empty());
     }
 
+    /// Training's candle network and this one, given the same saved weights, give the same
+    /// probabilities.
+    #[cfg(feature = "train")]
     #[test]
     fn agrees_with_the_candle_network() {
-        let (varmap, net) = random_net();
-        let fast = FastSquareNet::from_safetensors(&saved(&varmap)).unwrap();
+        use candle_core::{DType, Device, Tensor};
+        let bytes = saved(&random(SMALL, 1));
+        let vb = candle_nn::VarBuilder::from_slice_safetensors(&bytes, DType::F32, &Device::Cpu)
+            .unwrap();
+        let net = super::super::SquareNet::new(vb, SMALL).unwrap();
+        let fast = FastSquareNet::from_safetensors(&bytes).unwrap();
         // Two whole chunks of crops for the convolutions and part of a third.
         let n = 2 * CONV_CHUNK + 3;
         // A varied, deterministic input: gradients and a checkerboard.
