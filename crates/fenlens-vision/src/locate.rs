@@ -2235,16 +2235,12 @@ mod tests {
             (300, 28, 13, false),
             (400, 18, 9, true),
         ];
-        let taken: Vec<String> = cases
-            .into_iter()
-            .filter_map(|(origin, step, lines, stones)| {
-                let found = locate(&go_board(origin, step, lines, stones)).ok()?;
-                Some(format!(
-                    "{lines} lines every {step} pixels, stones {stones}: {found:?}"
-                ))
-            })
-            .collect();
-        assert!(taken.is_empty(), "taken for a board: {taken:#?}");
+        assert_none_taken(cases.into_iter().map(|(origin, step, lines, stones)| {
+            (
+                format!("{lines} lines every {step} pixels, stones {stones}"),
+                go_board(origin, step, lines, stones),
+            )
+        }));
     }
 
     /// Bands `band` pixels wide of two colours filling a `width` x `height` picture, across
@@ -2278,12 +2274,23 @@ mod tests {
             (640, 640, 60, -1, slate),
             (800, 600, 50, -1, ink),
         ];
+        assert_none_taken(
+            cases
+                .into_iter()
+                .map(|(width, height, band, slant, colours)| {
+                    (
+                        format!("bands of {band} pixels, slant {slant}"),
+                        stripes(width, height, band, slant, colours),
+                    )
+                }),
+        );
+    }
+
+    /// Asserts that no picture of `cases` (each told by its description) is taken for a board;
+    /// the pictures are made one at a time.
+    fn assert_none_taken(cases: impl Iterator<Item = (String, RgbImage)>) {
         let taken: Vec<String> = cases
-            .into_iter()
-            .filter_map(|(width, height, band, slant, colours)| {
-                let found = locate(&stripes(width, height, band, slant, colours)).ok()?;
-                Some(format!("bands of {band} pixels, slant {slant}: {found:?}"))
-            })
+            .filter_map(|(what, picture)| Some(format!("{what}: {:?}", locate(&picture).ok()?)))
             .collect();
         assert!(taken.is_empty(), "taken for a board: {taken:#?}");
     }
@@ -2336,16 +2343,12 @@ mod tests {
             (700, 6, [240, 240, 245], 9),
             (900, 6, [240, 240, 245], 11),
         ];
-        let taken: Vec<String> = cases
-            .into_iter()
-            .filter_map(|(side, columns, background, seed)| {
-                let found = locate(&icon_screen(side, columns, background, seed)).ok()?;
-                Some(format!(
-                    "{side} pixels, {columns} columns, seed {seed}: {found:?}"
-                ))
-            })
-            .collect();
-        assert!(taken.is_empty(), "taken for a board: {taken:#?}");
+        assert_none_taken(cases.into_iter().map(|(side, columns, background, seed)| {
+            (
+                format!("{side} pixels, {columns} columns, seed {seed}"),
+                icon_screen(side, columns, background, seed),
+            )
+        }));
     }
 
     #[test]
@@ -2361,17 +2364,17 @@ mod tests {
             ((1000, 1000), 5, 110, (450, 0)),
             ((800, 800), 5, 130, (150, 150)),
         ];
-        let taken: Vec<String> = cases
-            .into_iter()
-            .filter_map(|((width, height), squares, side, (x0, y0))| {
-                let mut image = RgbImage::from_pixel(width, height, image::Rgb([255, 255, 255]));
-                let colours = [[238, 238, 210], [118, 150, 86]];
-                checker(&mut image, (x0, y0), squares, side, colours);
-                let found = locate(&image).ok()?;
-                Some(format!("{squares}x{squares} at ({x0}, {y0}): {found:?}"))
-            })
-            .collect();
-        assert!(taken.is_empty(), "taken for a board: {taken:#?}");
+        assert_none_taken(
+            cases
+                .into_iter()
+                .map(|((width, height), squares, side, (x0, y0))| {
+                    let mut image =
+                        RgbImage::from_pixel(width, height, image::Rgb([255, 255, 255]));
+                    let colours = [[238, 238, 210], [118, 150, 86]];
+                    checker(&mut image, (x0, y0), squares, side, colours);
+                    (format!("{squares}x{squares} at ({x0}, {y0})"), image)
+                }),
+        );
     }
 
     #[test]
