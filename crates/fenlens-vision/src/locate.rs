@@ -1610,7 +1610,12 @@ fn locate_in_work(work: &RgbImage, factor: f32, turns: &[f64]) -> Result<Located
     let mut found: Option<(Fit, Option<Vec<u8>>)> = match by_luma {
         Some(fit) if is_sure(&fit) => Some((fit, None)),
         _ => {
+            // In a grey picture every channel is the grey plane (`luma` of equal channels is
+            // that value): where it gave no board, neither would they.
+            let grey =
+                by_luma.is_none() && work.pixels().all(|p| p.0[0] == p.0[1] && p.0[1] == p.0[2]);
             let by_channel = (0..3)
+                .filter(|_| !grey)
                 .filter_map(|channel| {
                     let plane: Vec<u8> = work.pixels().map(|p| p.0[channel]).collect();
                     search(&plane, ww, wh, by_luma.is_some()).map(|fit| (fit, plane))
