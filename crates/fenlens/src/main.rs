@@ -92,7 +92,7 @@ fn keep_freed_memory() {
 /// time (265 reads for one picture, when recognition still ran in candle: 4-5 ms of a 33 ms
 /// run on 2 cores; training runs it still). Candle's own workers, which spin while they wait,
 /// are left to the user's `CANDLE_NUM_THREADS`: only `fenlens train` runs candle since the
-/// fifty-eighth session, and there they are wanted.
+/// fifty-eighth session, and the committed weights were trained with them.
 fn count_threads_once() {
     if std::env::var_os("RAYON_NUM_THREADS").is_none() {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
