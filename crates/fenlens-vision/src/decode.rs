@@ -33,24 +33,23 @@ pub fn decode(bytes: &[u8]) -> Result<RgbImage, VisionError> {
     let reader = ImageReader::new(Cursor::new(bytes))
         .with_guessed_format()
         .map_err(|e| VisionError::Decode(e.to_string()))?;
-    if reader.format().is_none() {
+    let Some(format) = reader.format() else {
         return Err(VisionError::Decode(
             "unknown format (PNG, JPEG, WebP, GIF and BMP are read)".into(),
         ));
-    }
-    if reader.format() == Some(ImageFormat::Jpeg) && !jpeg_is_whole(bytes) {
+    };
+    if format == ImageFormat::Jpeg && !jpeg_is_whole(bytes) {
         return Err(VisionError::Decode(
             "the JPEG file is cut short (its last scan has no end-of-image marker)".into(),
         ));
     }
-    if reader.format() == Some(ImageFormat::WebP) && !riff_is_whole(bytes) {
+    if format == ImageFormat::WebP && !riff_is_whole(bytes) {
         return Err(VisionError::Decode("the WebP file is cut short".into()));
     }
     let mut limits = Limits::default();
     limits.max_alloc = Some(MAX_ALLOC);
     limits.max_image_width = Some(40_000);
     limits.max_image_height = Some(40_000);
-    let format = reader.format().unwrap_or(ImageFormat::Png);
     let mut decoder = reader
         .into_decoder()
         .map_err(|e| decode_failure(format, e))?;

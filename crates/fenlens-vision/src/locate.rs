@@ -1683,30 +1683,7 @@ fn locate_in_work(work: &RgbImage, factor: f32, turns: &[f64]) -> Result<Located
     if more_than_eight_lines(&homography, gray, ww, wh) {
         return Err(VisionError::NoBoard);
     }
-    // A lattice whose squares are all one background is no board (lines of text; the line
-    // grids of go boards, crosswords and graph paper), nor one whose squares bands of the
-    // other colour cross (stripes).
-    if whole.is_none()
-        && (one_background(&homography, gray, ww, wh)
-            || crossed_by_bands(&homography, gray, ww, wh))
-    {
-        return Err(VisionError::NoBoard);
-    }
-    // An unsure lattice with more than two lines of its squares outside the picture is no
-    // board either (a checkerboard of 5 squares a side in the picture's corner).
-    if whole.is_none()
-        && best.matched < SURE_MATCHED
-        && squares_inside(&homography, ww, wh) < UNSURE_SQUARES_INSIDE
-    {
-        return Err(VisionError::NoBoard);
-    }
-    // A lattice turned far from the picture's axes that runs out of the picture is no board
-    // either: a grid of blobs (a phone's icons, graph paper's crossings) is a checkerboard
-    // turned 45 degrees, and fits one as far as the picture goes.
-    if whole.is_none()
-        && least_edge_turn(&homography) >= TURNED_DEGREES
-        && squares_inside(&homography, ww, wh) < 64
-    {
+    if whole.is_none() && lattice_is_no_board(&homography, best.matched, gray, ww, wh) {
         return Err(VisionError::NoBoard);
     }
     let corner = |u: f64, v: f64| {
@@ -1727,6 +1704,30 @@ fn locate_in_work(work: &RgbImage, factor: f32, turns: &[f64]) -> Result<Located
         matched: best.matched,
         edge_in_doubt,
     })
+}
+
+/// Whether a fitted lattice (`matched` inner corners) is no board, though it fits:
+/// - its squares are all one background (lines of text; the line grids of go boards,
+///   crosswords and graph paper: [`one_background`]), or bands of the other colour cross them
+///   (stripes: [`crossed_by_bands`]);
+/// - it is unsure and more than two lines of its squares lie outside the picture (a
+///   checkerboard of 5 squares a side in the picture's corner: [`UNSURE_SQUARES_INSIDE`]);
+/// - it is turned far from the picture's axes and runs out of the picture (a grid of blobs,
+///   such as a phone's icons or graph paper's crossings, is a checkerboard turned 45 degrees
+///   and fits one as far as the picture goes: [`TURNED_DEGREES`]).
+fn lattice_is_no_board(
+    h: &Homography,
+    matched: usize,
+    gray: &[u8],
+    width: usize,
+    height: usize,
+) -> bool {
+    if one_background(h, gray, width, height) || crossed_by_bands(h, gray, width, height) {
+        return true;
+    }
+    let inside = squares_inside(h, width, height);
+    (matched < SURE_MATCHED && inside < UNSURE_SQUARES_INSIDE)
+        || (inside < 64 && least_edge_turn(h) >= TURNED_DEGREES)
 }
 
 /// How many of the fit's 64 squares have their centre in the picture.
