@@ -72,10 +72,8 @@ fn type_fen(tab: &mut Page, fen: &str) {
 #[test]
 fn the_page_checks_fixes_reads_corrects_and_copies() {
     let server = Server::start(&[]);
-    let user_data = tempdir("chromium-profile");
     let mut page = Page::open(
         &chromium(),
-        &user_data,
         (1100, 1300),
         &artefact_dir().join("chromium.log"),
     );
@@ -233,13 +231,13 @@ fn the_page_checks_fixes_reads_corrects_and_copies() {
     // per board; the second button reads the second board, a click on the first grid in the
     // picture the first again.
     const SECOND: &str = "8/5pk1/6p1/8/3P4/2K5/8/8 w - - 0 1";
-    let page = two_boards_png(POSITION, SECOND, 40);
+    let two_diagrams = two_boards_png(POSITION, SECOND, 40);
     let (page_width, page_height) = {
-        let decoded = image::load_from_memory(&page).expect("the page decodes");
+        let decoded = image::load_from_memory(&two_diagrams).expect("the page decodes");
         (decoded.width(), decoded.height())
     };
     tab.click("#all-boards");
-    drop_picture(tab, &page);
+    drop_picture(tab, &two_diagrams);
     let first = POSITION.split(' ').next().unwrap();
     let second = SECOND.split(' ').next().unwrap();
     wait_for(
@@ -364,8 +362,15 @@ fn the_page_checks_fixes_reads_corrects_and_copies() {
     );
     screenshot(tab, "6-phone-dark");
 
+    // The browser quits and its profile goes with it (each run left one behind while a
+    // picture above was also named `page`, so that this dropped the picture instead).
+    let profile = page.profile().to_owned();
     drop(page);
-    let _ = std::fs::remove_dir_all(user_data);
+    assert!(
+        !profile.exists(),
+        "Chromium's profile {} was left behind",
+        profile.display()
+    );
 }
 
 /// `placement` with `piece` (a FEN letter) put on `square`: what a correction on the page gives.
@@ -393,10 +398,4 @@ fn drop_picture(tab: &mut Page, png: &[u8]) {
             }})()"
         ),
     );
-}
-
-fn tempdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("fenlens-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
 }

@@ -8,7 +8,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
@@ -23,9 +23,10 @@ const ANSWER_TIMEOUT: Duration = Duration::from_secs(60);
 const ELEMENT_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// One headless Chromium with one page, driven over the DevTools pipe. Dropping it closes the
-/// browser.
+/// browser and removes its profile.
 pub struct Page {
     chromium: Child,
+    profile: PathBuf,
     commands: File,
     messages: Receiver<Value>,
     next_id: u64,
@@ -34,14 +35,12 @@ pub struct Page {
 
 impl Page {
     /// Starts `chromium` headless with a window of `width` x `height` pixels and a fresh
-    /// profile in `user_data`, opens a blank page and attaches to it. Chromium's own messages
-    /// go to `log`.
-    pub fn open(
-        chromium: &Path,
-        user_data: &Path,
-        (width, height): (u32, u32),
-        log: &Path,
-    ) -> Page {
+    /// profile in the temporary folder, opens a blank page and attaches to it. Chromium's own
+    /// messages go to `log`.
+    pub fn open(chromium: &Path, (width, height): (u32, u32), log: &Path) -> Page {
+        let profile =
+            std::env::temp_dir().join(format!("fenlens-chromium-profile-{}", std::process::id()));
+        std::fs::create_dir_all(&profile).expect("Chromium's profile folder");
         let (chromium_reads, commands) = pipe();
         let (messages_from, chromium_writes) = pipe();
         let (input, output) = (chromium_reads.as_raw_fd(), chromium_writes.as_raw_fd());
@@ -60,7 +59,7 @@ impl Page {
                 "--disable-default-apps",
                 "--disable-sync",
                 &format!("--window-size={width},{height}"),
-                &format!("--user-data-dir={}", user_data.display()),
+                &format!("--user-data-dir={}", profile.display()),
                 "about:blank",
             ])
             .stdin(Stdio::null())
@@ -115,6 +114,7 @@ impl Page {
 
         let mut page = Page {
             chromium: child,
+            profile,
             commands,
             messages,
             next_id: 0,
@@ -132,6 +132,11 @@ impl Page {
             .expect("a session id")
             .to_owned();
         page
+    }
+
+    /// The browser's profile folder, removed when the page is dropped.
+    pub fn profile(&self) -> &Path {
+        &self.profile
     }
 
     /// Sends one command, to the page's session or (`None`) to the browser, and returns its
@@ -277,13 +282,23 @@ impl Drop for Page {
         bytes.push(0);
         let _ = self.commands.write_all(&bytes);
         let started = Instant::now();
-        while started.elapsed() < Duration::from_secs(5) {
-            if let Ok(Some(_)) = self.chromium.try_wait() {
-                return;
+        let mut quit = false;
+        while !quit && started.elapsed() < Duration::from_secs(5) {
+            quit = matches!(self.chromium.try_wait(), Ok(Some(_)));
+            if !quit {
+                std::thread::sleep(Duration::from_millis(50));
             }
-            std::thread::sleep(Duration::from_millis(50));
         }
-        let _ = self.chromium.kill();
-        let _ = self.chromium.wait();
+        if !quit {
+            let _ = self.chromium.kill();
+            let _ = self.chromium.wait();
+        }
+        // Only now: the browser writes its session and caches into the profile as it quits.
+        if let Err(error) = std::fs::remove_dir_all(&self.profile) {
+            eprintln!(
+                "could not remove Chromium's profile {}: {error}",
+                self.profile.display()
+            );
+        }
     }
 }
