@@ -525,7 +525,7 @@ pub const ZOOM_BELOW: f32 = 0.999;
 
 /// How much more of the board a zoomed look's crop spans than a plain crop (the piece shown
 /// smaller, with more of its surroundings; about [`crate::rectify::ZOOM_ABOUT_Y`]).
-/// Thirty-second session (models/README.md, "A look from further away"): the held-out four on
+/// Thirty-second session (models/HISTORY.md, "A look from further away"): the held-out four on
 /// designs they never saw, boards exactly right, without the zoomed look / with it: chess fonts
 /// 29.4 -> 32.1%, foreign designs 56.2 -> 57.0%, held-out lichess designs 79.8 -> 80.8% and
 /// 77.3 -> 77.7%. Averaged in always instead of where it reads more surely (zooming about the
