@@ -999,7 +999,7 @@ const BEYOND_MOST: f32 = 3.5;
 /// the foreign designs, seed 8181: 42 squares wrong, all 64 flagged; now exact, one flagged)
 /// and off a photographed one (held-out lichess designs, seed 2026: 31 squares wrong, now 8).
 /// Leaving such squares out of how much the line alternates too was tried: it moved one more
-/// photograph's fit onto its board, moved the seed-777 one back off, and put three
+/// photograph's fit onto its board, moved the seed-2026 one back off, and put three
 /// photographs' right fits in doubt.
 const MARKED_IN_A_LINE: usize = 2;
 /// Fewest of the fit's 64 squares inside the picture for the edge check to act.

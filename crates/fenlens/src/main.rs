@@ -86,22 +86,6 @@ fn keep_freed_memory() {
     }
 }
 
-/// Sets `RAYON_NUM_THREADS` to the number of cores this process may use, unless the user set
-/// it. Rayon's pool gets the same size as without it, but candle asks for its thread count on
-/// every matrix product, and without the variable it answers by reading `/proc/cpuinfo` each
-/// time (265 reads for one picture, when recognition still ran in candle: 4-5 ms of a 33 ms
-/// run on 2 cores; training runs it still). Candle's own workers, which spin while they wait,
-/// are left to the user's `CANDLE_NUM_THREADS`: only `fenlens train` runs candle since the
-/// fifty-eighth session, and the committed weights were trained with them.
-fn count_threads_once() {
-    if std::env::var_os("RAYON_NUM_THREADS").is_none() {
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        // SAFETY: called first thing in `main`, before any other thread exists, so nothing
-        // reads the environment concurrently.
-        unsafe { std::env::set_var("RAYON_NUM_THREADS", threads.to_string()) };
-    }
-}
-
 /// Whether an error comes from writing to a pipe whose reader has gone.
 fn is_broken_pipe(error: &anyhow::Error) -> bool {
     error.chain().any(|cause| {
@@ -114,7 +98,6 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
 fn main() -> ExitCode {
     keep_freed_memory();
     let cli = Cli::parse();
-    count_threads_once();
     let result = match cli.command {
         Command::Recognize(args) => recognize_cmd::run(args),
         Command::Check(args) => check_cmd::run(args),

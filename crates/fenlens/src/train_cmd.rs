@@ -182,6 +182,7 @@ fn share(text: &str) -> Result<f64, String> {
 
 /// Runs `fenlens train`.
 pub fn run(args: TrainArgs) -> Result<ExitCode> {
+    count_threads_once();
     let shape = match args.channels[..] {
         [c1, c2, c3]
             if [c1, c2, c3, args.hidden]
@@ -281,6 +282,22 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
         started.elapsed().as_secs_f32()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// Sets `RAYON_NUM_THREADS` to the number of cores this process may use, unless the user set
+/// it. Rayon's pool gets the same size as without it, but candle, which only training runs,
+/// asks for its thread count on every matrix product, and without the variable it answers by
+/// reading `/proc/cpuinfo` each time (265 reads for one picture when recognition still ran in
+/// candle: 4-5 ms of a 33 ms run on 2 cores). Candle's own workers, which spin while they
+/// wait, are left to the user's `CANDLE_NUM_THREADS`: the committed weights were trained with
+/// them.
+fn count_threads_once() {
+    if std::env::var_os("RAYON_NUM_THREADS").is_none() {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        // SAFETY: called first thing in `run`, which `main` calls before any other thread
+        // exists, so nothing reads the environment concurrently.
+        unsafe { std::env::set_var("RAYON_NUM_THREADS", threads.to_string()) };
+    }
 }
 
 #[cfg(test)]
