@@ -226,11 +226,12 @@ fn ink_mask(samples: &[f32]) -> Option<Vec<bool>> {
     Some(deviations.iter().map(|&d| d > threshold).collect())
 }
 
-/// The top of the ink in one label region below the board, in sampled rows, or `None` when
-/// nothing that looks like a label is there. Below the board nothing but labels and lines is
+/// The top of the ink in one label region below the board, in sampled rows, and the last row
+/// of the run of inked rows it begins (`None` where that runs to the region's end), or `None`
+/// when nothing that looks like a label is there. Below the board nothing but labels and lines is
 /// drawn: rows inked at the region's top (the board's edge line) are skipped up to the first
 /// empty row. Letters inside the bottom row's squares are found by [`letter_box`] instead.
-fn ink_top(samples: &[f32]) -> Option<f32> {
+fn ink_extent(samples: &[f32]) -> Option<(f32, Option<f32>)> {
     let mask = ink_mask(samples)?;
     let is_ink = |r: usize, c: usize| mask[r * LABEL_COLS + c];
     let inked = mask.iter().filter(|&&i| i).count();
@@ -246,7 +247,93 @@ fn ink_top(samples: &[f32]) -> Option<f32> {
     if top + 5 > LABEL_ROWS {
         return None;
     }
-    Some(top as f32)
+    let bottom = (top + 1..LABEL_ROWS)
+        .find(|&r| !row_ink(r))
+        .map(|r| (r - 1) as f32);
+    Some((top as f32, bottom))
+}
+
+/// Which columns hold the short letters a, c and e when White is at the bottom (a-h from the
+/// left) and when Black is (h-a).
+const SHORT_LETTERS: [[usize; 3]; 2] = [[0, 2, 4], [3, 5, 7]];
+
+/// How sure a reading by [`short_letters_end_higher`] is: as sure as six pair votes.
+const SHORT_LETTERS_CONFIDENCE: f32 = 0.984;
+
+/// How many times the bottoms' spread around the fitted line the short letters must end
+/// higher by ([`short_letters_end_higher`]).
+const SHORT_LETTERS_OVER_SPREAD: f32 = 4.0;
+
+/// The orientation told by which letters below the board end higher, where seven or all eight
+/// bottoms are known. Type set on a baseline ends every letter on one line but a "g", and is
+/// read by its tops; but a program that anchors each letter at its own top (python's
+/// `chessboard-image` draws its coordinates so) ends the short letters a, c and e higher, and
+/// the tops, which then stand on one line, turned such boards over where a JPEG's blur set a
+/// round letter's top a row higher or a small picture lost the tall letters' thin ascenders.
+/// For each way up the bottoms are fitted by least squares as a line (a located edge a little
+/// askew tilts it) plus a step for the short letters' columns ([`SHORT_LETTERS`]); the way up
+/// whose short letters end higher by [`CLEAR_DIFFERENCE`] or more, and by
+/// [`SHORT_LETTERS_OVER_SPREAD`] times what the fit leaves, decides. Baseline type (the "g"
+/// hangs in neither way's short columns), noise and a book page's specks fit neither.
+fn short_letters_end_higher(bottoms: &[Option<f32>; 8]) -> Option<Orientation> {
+    let known: Vec<(usize, f32)> = (0..8).filter_map(|c| Some((c, bottoms[c]?))).collect();
+    if known.len() < 7 {
+        return None;
+    }
+    let decides = |short: &[usize; 3]| {
+        let rows: Vec<([f64; 3], f64)> = known
+            .iter()
+            .map(|&(c, b)| {
+                let step = if short.contains(&c) { 1.0 } else { 0.0 };
+                ([1.0, c as f64, step], f64::from(b))
+            })
+            .collect();
+        let fit = least_squares(&rows)?;
+        let misfit: f64 = rows
+            .iter()
+            .map(|(x, y)| (y - (0..3).map(|i| x[i] * fit[i]).sum::<f64>()).powi(2))
+            .sum();
+        let spread = (misfit / (rows.len() - 3) as f64).sqrt() as f32;
+        let higher_by = -fit[2] as f32;
+        Some(higher_by >= CLEAR_DIFFERENCE && higher_by >= SHORT_LETTERS_OVER_SPREAD * spread)
+    };
+    let (upright, turned) = (decides(&SHORT_LETTERS[0])?, decides(&SHORT_LETTERS[1])?);
+    (upright != turned).then_some(Orientation {
+        flipped: turned,
+        confidence: SHORT_LETTERS_CONFIDENCE,
+    })
+}
+
+/// The least-squares coefficients of three unknowns from `rows` of (x, y), by the normal
+/// equations, or `None` where they do not determine them.
+fn least_squares(rows: &[([f64; 3], f64)]) -> Option<[f64; 3]> {
+    // The normal equations' augmented matrix [XᵀX | Xᵀy], solved by elimination.
+    let mut m = [[0.0f64; 4]; 3];
+    for (x, y) in rows {
+        for i in 0..3 {
+            for j in 0..3 {
+                m[i][j] += x[i] * x[j];
+            }
+            m[i][3] += x[i] * y;
+        }
+    }
+    for col in 0..3 {
+        let pivot = (col..3).max_by(|&a, &b| m[a][col].abs().total_cmp(&m[b][col].abs()))?;
+        if m[pivot][col].abs() < 1e-9 {
+            return None;
+        }
+        m.swap(col, pivot);
+        let pivot_row = m[col];
+        for (row, values) in m.iter_mut().enumerate() {
+            if row != col {
+                let factor = values[col] / pivot_row[col];
+                for (value, pivot_value) in values.iter_mut().zip(pivot_row).skip(col) {
+                    *value -= factor * pivot_value;
+                }
+            }
+        }
+    }
+    Some(std::array::from_fn(|i| m[i][3] / m[i][i]))
 }
 
 /// How far above the region's typical deviation from its background a sample must lie to count
@@ -467,6 +554,74 @@ fn descender_column(bottoms: &[Option<f32>; 8]) -> Option<usize> {
     (one_parity && on_line >= 2 && hanging.next().is_none()).then_some(column)
 }
 
+/// The side of a label place beside the board that lies away from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FarSide {
+    /// Left of the board: the place's left edge.
+    Left,
+    /// Right of the board: the place's right edge.
+    Right,
+    /// Below the board: the place's bottom edge.
+    Bottom,
+}
+
+/// The least part of a label place beside the board, in squares across its depth away from the
+/// board, that must lie in the picture for the place to be read ([`within_picture`]).
+const LEAST_MARGIN_DEPTH: f32 = 0.15;
+
+/// A label place beside the board (`across`, `down`, in squares) as far as it lies in the
+/// picture: its side away from the board (`far`) moved in, a hundredth of a square at a time,
+/// until the place ends within the two pixels [`region_samples`] forgives on that side, or
+/// `None` where less than [`LEAST_MARGIN_DEPTH`] of its depth would be left. The picture's
+/// other edges are left to [`region_samples`], label by label: a board cut off on the left
+/// still has the letters under its columns in view read. Programs that draw their
+/// labels in a margin of a fixed few pixels (python's `chessboard-image`: 20 pixels beside a
+/// board of 600) leave less room than the place allows for, and the labels were not read.
+fn within_picture(
+    image: &RgbImage,
+    projection: &BoardToPicture,
+    (mut left, mut right): (f32, f32),
+    (top, mut bottom): (f32, f32),
+    far: FarSide,
+) -> Option<((f32, f32), (f32, f32))> {
+    const STEP: f32 = 0.01;
+    let (w, h) = image.dimensions();
+    let (far_right, far_bottom) = ((w - 1) as f32 + 2.0, (h - 1) as f32 + 2.0);
+    loop {
+        let inside = [(left, top), (right, top), (right, bottom), (left, bottom)]
+            .iter()
+            .all(|&(u, v)| {
+                let (x, y) = projection.map(u / 8.0, v / 8.0);
+                let (x, y) = (x - 0.5, y - 0.5);
+                match far {
+                    FarSide::Left => x >= -2.0,
+                    FarSide::Right => x <= far_right,
+                    FarSide::Bottom => y <= far_bottom,
+                }
+            });
+        if inside {
+            return Some(((left, right), (top, bottom)));
+        }
+        let depth = match far {
+            FarSide::Left => {
+                left += STEP;
+                right - left
+            }
+            FarSide::Right => {
+                right -= STEP;
+                right - left
+            }
+            FarSide::Bottom => {
+                bottom -= STEP;
+                bottom - top
+            }
+        };
+        if depth < LEAST_MARGIN_DEPTH {
+            return None;
+        }
+    }
+}
+
 /// The grey levels of one region of the board, `LABEL_ROWS` by `LABEL_COLS` samples, between
 /// `left`-`right` across and `top`-`bottom` down in board units of one square (0-8); `None`
 /// where part of it lies outside the picture (points up to two pixels outside take the edge,
@@ -503,20 +658,48 @@ pub fn orient_from_labels(image: &RgbImage, corners: [[f32; 2]; 4]) -> Option<Or
     let projection = board_to_picture(corners)?;
     let mut best: Option<Orientation> = None;
     for ((left, right), (top, bottom)) in LABEL_PLACES {
+        // Places starting above row 8 are inside the bottom row's squares; below the board a
+        // place is read as far as the picture goes, to one depth for all eight letters.
+        let below = top >= 8.0;
+        let bottom = if below {
+            match within_picture(
+                image,
+                &projection,
+                (left, 7.0 + right),
+                (top, bottom),
+                FarSide::Bottom,
+            ) {
+                Some((_, (_, bottom))) => bottom,
+                None => continue,
+            }
+        } else {
+            bottom
+        };
         let mut tops = [None; 8];
         let mut bottoms = [None; 8];
+        let mut ink_bottoms = [None; 8];
         for column in 0..8 {
             let across = (column as f32 + left, column as f32 + right);
             let Some(samples) = region_samples(image, &projection, across, (top, bottom)) else {
                 continue;
             };
-            // Places starting above row 8 are inside the bottom row's squares.
-            if top >= 8.0 {
-                tops[column] = ink_top(&samples);
+            if below {
+                if let Some((ink_top, ink_bottom)) = ink_extent(&samples) {
+                    tops[column] = Some(ink_top);
+                    ink_bottoms[column] = ink_bottom;
+                }
             } else if let Some((letter_top, letter_bottom)) = letter_box(&samples, left > 0.5) {
                 tops[column] = Some(letter_top);
                 bottoms[column] = Some(letter_bottom);
             }
+        }
+        // Below the board, where nothing hides them, letters whose bottoms do not stand on one
+        // line tell by which of them end higher: a, c and e (`short_letters_end_higher`).
+        if below && let Some(found) = short_letters_end_higher(&ink_bottoms) {
+            if best.is_none_or(|b| found.confidence > b.confidence) {
+                best = Some(found);
+            }
+            continue;
         }
         let hanging = descender_column(&bottoms);
         // Letters inside the squares stand on one line: a patch off it is not a letter.
@@ -730,9 +913,25 @@ fn digit_inks(
     projection: &BoardToPicture,
     place: RankPlace,
 ) -> [Option<usize>; 8] {
+    // Beside the board the margin is read as far as the picture goes, to one width for all
+    // eight digits.
+    let across = if place.outside {
+        let far = if place.inner_left {
+            FarSide::Right
+        } else {
+            FarSide::Left
+        };
+        let down = (place.down.0, 7.0 + place.down.1);
+        match within_picture(image, projection, place.across, down, far) {
+            Some((across, _)) => across,
+            None => return [None; 8],
+        }
+    } else {
+        place.across
+    };
     std::array::from_fn(|row| {
         let down = (row as f32 + place.down.0, row as f32 + place.down.1);
-        let samples = region_samples(image, projection, place.across, down)?;
+        let samples = region_samples(image, projection, across, down)?;
         if place.outside {
             margin_ink(&samples)
         } else {
@@ -1157,6 +1356,142 @@ mod tests {
                 assert_eq!(read.flipped, flipped, "{placement}");
             }
         }
+    }
+
+    /// Two kings on a brown board of 64-pixel squares in a white picture whose margins on the
+    /// left and below are 0.28 squares (18 pixels) deep, narrower than the label places; black
+    /// digits centred in the left margin and letters in the bottom one, set on a baseline or
+    /// each hung from one line by its own top (`from_tops`, as python's `chessboard-image`
+    /// anchors them). The picture and its board's corners.
+    fn labels_in_narrow_margins(flipped: bool, from_tops: bool) -> (RgbImage, [[f32; 2]; 4]) {
+        use fenlens_render::resvg::tiny_skia::{Color, Pixmap, PixmapPaint, Transform};
+        use fenlens_render::text::{self, Face, Pen};
+        use fenlens_render::{BoardLook, BoardStyle, PieceSet, draw_board};
+        const SQUARE: f32 = 64.0;
+        const MARGIN: u32 = 18;
+        let board = fenlens_fen::read(KINGS.as_bytes()).setup.unwrap().board;
+        let style = BoardStyle {
+            look: BoardLook::flat("brown").unwrap(),
+            flipped,
+            ..BoardStyle::default()
+        };
+        let drawn = draw_board(&board, &style, &PieceSet::builtin(), SQUARE as u32);
+        let side = drawn.pixmap.width();
+        let mut picture = Pixmap::new(MARGIN + side, side + MARGIN).unwrap();
+        picture.fill(Color::WHITE);
+        let paint = PixmapPaint::default();
+        picture.draw_pixmap(
+            MARGIN as i32,
+            0,
+            drawn.pixmap.as_ref(),
+            &paint,
+            Transform::identity(),
+            None,
+        );
+        let pen = Pen::new(Face::Sans, 0.2 * SQUARE, [0, 0, 0]);
+        // How far below its baseline's height a letter drawn alone shows its first ink.
+        let ink_top = |label: &str| {
+            let mut alone = Pixmap::new(32, 32).unwrap();
+            text::draw(&mut alone, label, pen, 0.0, 24.0);
+            let first = (0..32).find(|&y| (0..32).any(|x| alone.pixel(x, y).unwrap().alpha() > 0));
+            first.unwrap() as f32 - 24.0
+        };
+        let bottom = side as f32;
+        for col in 0..8u32 {
+            let file = if flipped { 7 - col } else { col };
+            let label = char::from(b'a' + file as u8).to_string();
+            let x = MARGIN as f32 + (col as f32 + 0.5) * SQUARE
+                - text::width(&label, Face::Sans, pen.size) / 2.0;
+            let baseline = if from_tops {
+                bottom + 3.0 - ink_top(&label)
+            } else {
+                bottom + 0.8 * MARGIN as f32
+            };
+            text::draw(&mut picture, &label, pen, x, baseline);
+        }
+        for row in 0..8u32 {
+            let rank = if flipped { row + 1 } else { 8 - row };
+            let label = rank.to_string();
+            let x = MARGIN as f32 / 2.0 - text::width(&label, Face::Sans, pen.size) / 2.0;
+            let baseline = (row as f32 + 0.5) * SQUARE + pen.size * 0.36;
+            text::draw(&mut picture, &label, pen, x, baseline);
+        }
+        let rgba = fenlens_render::draw::pixmap_to_rgba(&picture);
+        let (left, right) = (MARGIN as f32, (MARGIN + side) as f32);
+        (
+            image::DynamicImage::ImageRgba8(rgba).to_rgb8(),
+            [[left, 0.0], [right, 0.0], [right, bottom], [left, bottom]],
+        )
+    }
+
+    #[test]
+    fn labels_in_margins_narrower_than_their_places_are_read() {
+        // The places beside the board reach 0.44 squares below it and 0.45 to its left; the
+        // picture ends 0.28 squares from the board. Read as far as it goes, both label rows
+        // give the orientation.
+        for flipped in [false, true] {
+            let (image, corners) = labels_in_narrow_margins(flipped, false);
+            let letters = orient_from_labels(&image, corners)
+                .unwrap_or_else(|| panic!("{flipped}: no letters read"));
+            assert_eq!(letters.flipped, flipped, "letters {letters:?}");
+            assert!(letters.confidence > 0.9, "{letters:?}");
+            let digits = orient_from_ranks(&image, corners)
+                .unwrap_or_else(|| panic!("{flipped}: no digits read"));
+            assert_eq!(digits.flipped, flipped, "digits {digits:?}");
+            // The board cut off on the left, a file and a half gone with the digits: the
+            // letters under the files in view are still read.
+            let gone = 18 + 96;
+            let cut =
+                image::imageops::crop_imm(&image, gone, 0, image.width() - gone, image.height())
+                    .to_image();
+            let shifted = corners.map(|[x, y]| [x - gone as f32, y]);
+            let letters = orient_from_labels(&cut, shifted)
+                .unwrap_or_else(|| panic!("{flipped}: no letters read on the cut board"));
+            assert_eq!(letters.flipped, flipped, "cut {letters:?}");
+        }
+        // With the margins cut off, there is nothing to read.
+        let (image, corners) = labels_in_narrow_margins(false, false);
+        let board_only = image::imageops::crop_imm(&image, 18, 0, 512, 512).to_image();
+        let at_origin = corners.map(|[x, y]| [x - 18.0, y]);
+        assert_eq!(orient_from_labels(&board_only, at_origin), None);
+        assert_eq!(orient_from_ranks(&board_only, at_origin), None);
+    }
+
+    #[test]
+    fn letters_hung_from_their_tops_are_read_by_which_end_higher() {
+        // Their tops stand on one line, so the ascenders tell nothing; a, c and e end higher.
+        for flipped in [false, true] {
+            let (image, corners) = labels_in_narrow_margins(flipped, true);
+            let read = orient_from_labels(&image, corners)
+                .unwrap_or_else(|| panic!("{flipped}: no letters read"));
+            assert_eq!(read.flipped, flipped, "{read:?}");
+            assert!(read.confidence > 0.9, "{read:?}");
+        }
+    }
+
+    #[test]
+    fn only_the_short_letters_ending_higher_tell_the_way_up() {
+        // Upright, a, c and e (columns 0, 2, 4) end four rows higher; turned, e, c and a
+        // (columns 3, 5, 7); one column unread; a line tilted a row across the eight.
+        let upright = [20.0, 24.0, 20.0, 24.0, 20.0, 24.0, 24.0, 24.0].map(Some);
+        assert!(!short_letters_end_higher(&upright).unwrap().flipped);
+        let mut turned = [24.0, 24.0, 24.0, 20.0, 24.0, 20.0, 24.0, 20.0].map(Some);
+        turned[1] = None;
+        assert!(short_letters_end_higher(&turned).unwrap().flipped);
+        let tilted: [Option<f32>; 8] =
+            std::array::from_fn(|c| upright[c].map(|b| b + c as f32 / 7.0));
+        assert!(!short_letters_end_higher(&tilted).unwrap().flipped);
+        // Type on a baseline, a "g" hanging below it: no reading.
+        let baseline = [20.0, 20.0, 20.0, 20.0, 20.0, 20.0, 24.0, 20.0].map(Some);
+        assert_eq!(short_letters_end_higher(&baseline), None);
+        // Bottoms scattered as much as the step: no reading.
+        let scattered = [22.0, 28.0, 19.0, 24.0, 22.0, 20.0, 22.0, 24.0].map(Some);
+        assert_eq!(short_letters_end_higher(&scattered), None);
+        // Two columns unread: too few to tell.
+        let mut few = upright;
+        few[1] = None;
+        few[6] = None;
+        assert_eq!(short_letters_end_higher(&few), None);
     }
 
     #[test]
