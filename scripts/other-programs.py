@@ -11,10 +11,12 @@ those packages in a virtual environment of its own:
 Each picture: a position from random legal play (8-110 plies, captures preferred a little, so
 that some are sparse endgames), shown from Black's side 30% of the time; drawn 320-800 pixels
 by one of the three programs (`chess.svg` with coordinates in its margin half the time, a
-last-move highlight, a check mark and arrows now and then, seven square palettes;
+last-move highlight, a check mark, arrows and squares marked with an X (`squares=`, counted as
+`marks` in the manifest) now and then, seven square palettes;
 `chessboard-image` with its coordinates in a 20-pixel margin 40% of the time); then, in equal
 shares, the kinds of `fenlens eval`:
-    clean       the picture as drawn (`overlay` where `chess.svg` drew highlights or arrows)
+    clean       the picture as drawn (`overlay` where `chess.svg` drew highlights, arrows or
+                marks)
     screenshot  pasted into a 1024-1440 pixel page with a menu bar and a move list
     small       shrunk to a 100-200 pixel board
     photo       the picture, or the page, photographed: turned up to 8 degrees, corners
@@ -69,7 +71,7 @@ def draw_svg(rng, board, last, flipped, size):
     coordinates = rng.random() < 0.5
     kw = dict(orientation=chess.BLACK if flipped else chess.WHITE, size=size,
               coordinates=coordinates)
-    overlays = {"highlights": 0, "arrows": 0, "check": False}
+    overlays = {"highlights": 0, "arrows": 0, "check": False, "marks": 0}
     if last is not None and rng.random() < 0.4:
         kw["lastmove"] = last
         overlays["highlights"] = 2
@@ -81,6 +83,9 @@ def draw_svg(rng, board, last, flipped, size):
         kw["arrows"] = [chess.svg.Arrow(rng.choice(squares), rng.choice(squares))
                         for _ in range(rng.randint(1, 2))]
         overlays["arrows"] = len(kw["arrows"])
+    if rng.random() < 0.15:
+        kw["squares"] = chess.SquareSet(rng.sample(list(chess.SQUARES), rng.randint(1, 4)))
+        overlays["marks"] = len(kw["squares"])
     palette = rng.choice(SVG_PALETTES)
     if palette:
         kw["colors"] = {"square light": palette[0], "square dark": palette[1]}
@@ -103,7 +108,7 @@ def draw_chessboard_image(rng, board, flipped, size):
         player_pov="black" if flipped else "white", show_coordinates=coordinates)
     margin = 20 if coordinates else 0
     corners = square_corners(margin, margin, 8 * (size // 8))
-    none = {"highlights": 0, "arrows": 0, "check": False}
+    none = {"highlights": 0, "arrows": 0, "check": False, "marks": 0}
     return picture.convert("RGB"), corners, coordinates, "chessboard-image-" + theme, "ci:" + theme, none
 
 
@@ -114,7 +119,7 @@ def draw_fen2pil(rng, board, flipped, size):
     picture = fen2pil.draw.transform_fen_pil(
         fen=board.board_fen(), board_size=size, light_color=light, dark_color=dark,
         perspective=1 if flipped else 0)
-    none = {"highlights": 0, "arrows": 0, "check": False}
+    none = {"highlights": 0, "arrows": 0, "check": False, "marks": 0}
     return picture.convert("RGB"), square_corners(0, 0, size), False, "fen2pil", "fen2pil", none
 
 
@@ -214,7 +219,7 @@ def main():
             picture, corners, coordinates, pieces, look, overlays = drawn
             kind = kinds[index % len(kinds)]
             degradations = []
-            if kind == "clean" and (overlays["highlights"] or overlays["arrows"] or overlays["check"]):
+            if kind == "clean" and any(overlays.values()):
                 kind = "overlay"
             elif kind == "screenshot":
                 picture, corners = page(rng, picture, corners)
@@ -244,7 +249,7 @@ def main():
                 "coords": "outside" if coordinates else "none", "pieces": pieces,
                 "look": look, "position": "endgame" if pieces_shown <= 10 else "game",
                 "highlights": overlays["highlights"], "arrows": overlays["arrows"], "circles": 0,
-                "check": overlays["check"],
+                "check": overlays["check"], "marks": overlays["marks"],
             }
             entry = {
                 "file": name, "category": kind, "width": picture.size[0],

@@ -30,8 +30,8 @@
 //! of 600-800, less than the places reach), and letters below the board whose short ones (a,
 //! c, e) end higher than the rest tell the way up by that (`short_letters_end_higher`): that
 //! program hangs each letter from its top, so their tops stand level and say nothing, or, blurred,
-//! the wrong thing. On its pictures (`scripts/other-programs`, seeds 69 and 70) boards with
-//! coordinates turned right 97.0 / 97.3% -> 98.9 / 98.9%.
+//! the wrong thing. On its pictures (`scripts/other-programs` in its first form, without X
+//! marks, seeds 69 and 70) boards with coordinates turned right 97.0 / 97.3% -> 98.9 / 98.9%.
 //! The position's own evidence is then added at half weight
 //! ([`combine`]), so that letters misread on a tiny board do not turn a plain opening upside
 //! down, but not where the placement read could not be a game's ([`with_labels`]): there the

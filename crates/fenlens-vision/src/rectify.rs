@@ -475,11 +475,109 @@ pub fn blank_ranges(board: &Rectified) -> [f32; 64] {
     })
 }
 
-/// For each square (display order), whether its inside is one flat grey: its
-/// [`blank_ranges`] is under [`BLANK_RANGE`]. Nothing is drawn on such a square, so the
-/// classifier need not read it.
+/// For each square (display order), whether nothing stands on it: its inside is one flat grey
+/// (its [`blank_ranges`] is under [`BLANK_RANGE`]) or one flat grey crossed by an X and
+/// nothing else ([`crossed`]). The classifier need not read such a square.
 pub fn blank_cells(board: &Rectified) -> [bool; 64] {
-    blank_ranges(board).map(|range| range < BLANK_RANGE)
+    let ranges = blank_ranges(board);
+    let (_, scale) = normalization(board);
+    std::array::from_fn(|cell| ranges[cell] < BLANK_RANGE || crossed(board, cell, scale))
+}
+
+/// How far from a square's diagonal, in rectified pixels, an X's stroke may reach.
+const CROSS_REACH: f32 = 2.5;
+
+/// The least share of what is drawn on a square (greys further from its own than a fifth of
+/// the furthest) that must lie along its diagonals for an X.
+const CROSS_INK_ALONG: f32 = 0.9;
+
+/// The least share of a crossed square's inside that shows the square's own grey (within a
+/// fifth of the furthest grey from it).
+const CROSS_BARE: f32 = 0.7;
+
+/// How far along each diagonal, in rectified pixels either side of the square's middle, an X
+/// must show, and the least share of the points there that its ink must cover.
+const CROSS_ARM: i32 = 8;
+const CROSS_COVER: f32 = 0.8;
+
+/// Whether the inside of square `cell` (display order) is one flat grey crossed by an X and
+/// nothing else (`scale`: the crops' normalization, as [`blank_ranges`] measures).
+/// python-chess's `chess.svg` marks squares so (`squares=`), and an X on an empty square read
+/// as a piece (10 of 60 boards with 2-6 such marks read exactly; `models/HISTORY.md`, "Labels
+/// and X marks drawn by other programs"). Most of the square must show its own grey
+/// ([`CROSS_BARE`]), what is drawn on it must lie along the two diagonals ([`CROSS_INK_ALONG`]
+/// of it within [`CROSS_REACH`]), and its ink (greys further from the square's than half the
+/// furthest) must cover both for [`CROSS_ARM`] pixels either side of the middle
+/// ([`CROSS_COVER`]). A piece, a letter in a corner, a hatched book square or a single arrow's
+/// shaft puts ink elsewhere or on one diagonal only; an X over a piece is left to the
+/// classifier, which reads the piece (an X over a white piece on a light square, whose outline
+/// is faint, still has that outline off the diagonals).
+fn crossed(board: &Rectified, cell: usize, scale: f32) -> bool {
+    let (x0, y0) = (MARGIN + (cell % 8) * SQUARE, MARGIN + (cell / 8) * SQUARE);
+    let inside = BLANK_INSET..SQUARE - BLANK_INSET;
+    let grey = |x: usize, y: usize| board.gray[(y0 + y) * BOARD + x0 + x];
+    let mut greys: Vec<f32> = inside
+        .clone()
+        .flat_map(|y| inside.clone().map(move |x| (x, y)))
+        .map(|(x, y)| grey(x, y))
+        .collect();
+    let half = greys.len() / 2;
+    let middle = *greys.select_nth_unstable_by(half, f32::total_cmp).1;
+    let furthest = greys
+        .iter()
+        .map(|g| (g - middle).abs())
+        .fold(0.0f32, f32::max);
+    if furthest * scale < BLANK_RANGE {
+        return false;
+    }
+    // Most of the square shows its own grey: an X leaves four fifths of it bare, a piece not.
+    let bare = greys
+        .iter()
+        .filter(|g| (*g - middle).abs() <= 0.2 * furthest)
+        .count();
+    if (bare as f32) < CROSS_BARE * greys.len() as f32 {
+        return false;
+    }
+    let is_ink = |x: usize, y: usize| (grey(x, y) - middle).abs() > 0.5 * furthest;
+    let centre = SQUARE as f32 / 2.0;
+    // Everything not bare must lie along the diagonals, faint traces of a piece's outline too.
+    let (mut ink, mut marked, mut along) = (0usize, 0usize, 0usize);
+    for y in inside.clone() {
+        for x in inside.clone() {
+            let away = (grey(x, y) - middle).abs();
+            if away <= 0.2 * furthest {
+                continue;
+            }
+            marked += 1;
+            ink += usize::from(is_ink(x, y));
+            let (dx, dy) = (x as f32 + 0.5 - centre, y as f32 + 0.5 - centre);
+            let off = (dx - dy).abs().min((dx + dy).abs()) / std::f32::consts::SQRT_2;
+            along += usize::from(off <= CROSS_REACH);
+        }
+    }
+    if ink < SQUARE || (along as f32) < CROSS_INK_ALONG * marked as f32 {
+        return false;
+    }
+    // Each diagonal's points within CROSS_ARM pixels of the middle, ink within a pixel.
+    let covered = |sign: i32| {
+        let points = -CROSS_ARM..=CROSS_ARM;
+        let hits = points
+            .clone()
+            .filter(|&t| {
+                let (x, y) = (SQUARE as i32 / 2 + t, SQUARE as i32 / 2 + sign * t);
+                (-1..=1).any(|oy| {
+                    (-1..=1).any(|ox| {
+                        let (x, y) = (x + ox, y + oy);
+                        (0..SQUARE as i32).contains(&x)
+                            && (0..SQUARE as i32).contains(&y)
+                            && is_ink(x as usize, y as usize)
+                    })
+                })
+            })
+            .count();
+        hits as f32 >= CROSS_COVER * points.count() as f32
+    };
+    covered(1) && covered(-1)
 }
 
 /// Where [`cut_cells_zoomed`] zooms about, down a crop: three quarters of the way down the
@@ -565,6 +663,70 @@ mod tests {
         assert!(!blank[1], "a stroke inside the square is something drawn");
         assert!(blank[2], "a line along the edge is left out");
         assert_eq!(blank.iter().filter(|&&b| b).count(), 63);
+    }
+
+    #[test]
+    fn a_square_crossed_by_an_x_and_nothing_else_is_blank() {
+        // Two flat greys in a checkerboard; in square `cell`, paint `grey` where `inside`
+        // holds (square-local pixel coordinates, 0-23).
+        let mut gray: Vec<f32> = (0..BOARD * BOARD)
+            .map(|i| {
+                let at = |v: usize| (v.saturating_sub(MARGIN) / SQUARE).min(7);
+                let (col, row) = (at(i % BOARD), at(i / BOARD));
+                if (col + row) % 2 == 0 { 0.75 } else { 0.35 }
+            })
+            .collect();
+        let mut paint = |cell: usize, grey: f32, inside: &dyn Fn(f32, f32) -> bool| {
+            let (x0, y0) = (MARGIN + (cell % 8) * SQUARE, MARGIN + (cell / 8) * SQUARE);
+            for y in 0..SQUARE {
+                for x in 0..SQUARE {
+                    if inside(x as f32 + 0.5, y as f32 + 0.5) {
+                        gray[(y0 + y) * BOARD + x0 + x] = grey;
+                    }
+                }
+            }
+        };
+        // python-chess's X: strokes a twelfth of a square wide from a quarter of the square
+        // to five sixths along both diagonals.
+        let on_diagonal = |x: f32, y: f32, sign: f32| {
+            let (dx, dy) = (x - 12.0, y - 12.0);
+            (dx - sign * dy).abs() / std::f32::consts::SQRT_2 <= 1.0 && dx.abs() <= 7.0
+        };
+        let x_mark = |x: f32, y: f32| on_diagonal(x, y, 1.0) || on_diagonal(x, y, -1.0);
+        // A piece: a broad blob in the square's lower middle.
+        let piece = |x: f32, y: f32| (x - 12.0).abs() <= 6.0 && (6.0..=21.0).contains(&y);
+        paint(0, 0.0, &x_mark); // a8: an X alone
+        paint(2, 1.0, &piece); // c8: a piece
+        paint(2, 0.0, &x_mark); // c8: the X over it
+        paint(4, 0.0, &|x, y| on_diagonal(x, y, 1.0)); // e8: one diagonal stroke (an arrow)
+        // g8: hatching, thin lines every four pixels along one diagonal direction and across.
+        paint(6, 0.0, &|x, y| {
+            ((x + y) as i32) % 4 == 0 || ((x - y + 24.0) as i32) % 4 == 0
+        });
+        // b7: a disc.
+        paint(9, 0.0, &|x, y| {
+            (x - 12.0).powi(2) + (y - 12.0).powi(2) <= 36.0
+        });
+        // d7: an X over a piece drawn only as a faint outline (a white piece on a light
+        // square): a ring a third as far from the square's grey as the X.
+        let ring = |x: f32, y: f32| ((x - 12.0).powi(2) + (y - 12.0).powi(2)).sqrt().round() == 8.0;
+        paint(11, 0.5, &ring);
+        paint(11, 0.0, &x_mark);
+        let blank = blank_cells(&Rectified { gray });
+        assert!(
+            blank[0],
+            "an X alone on an empty square is nothing standing there"
+        );
+        for (cell, what) in [
+            (2, "an X over a piece"),
+            (4, "a single diagonal stroke"),
+            (6, "cross-hatching"),
+            (9, "a disc"),
+            (11, "an X over a faint outline"),
+        ] {
+            assert!(!blank[cell], "{what} is something drawn");
+        }
+        assert_eq!(blank.iter().filter(|&&b| b).count(), 59);
     }
 
     /// A board of a smooth grey ramp with one black dot of 2x2 pixels from (x, y).
