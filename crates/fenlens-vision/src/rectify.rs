@@ -639,16 +639,20 @@ fn normalization(board: &Rectified) -> (f32, f32) {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_square_is_blank_unless_something_shows_inside_its_edge() {
-        // Two flat greys in a checkerboard.
-        let mut gray: Vec<f32> = (0..BOARD * BOARD)
+    /// A rectified board's greys: two flat greys in a checkerboard (0.75 where a8 is).
+    fn checkerboard() -> Vec<f32> {
+        (0..BOARD * BOARD)
             .map(|i| {
                 let at = |v: usize| (v.saturating_sub(MARGIN) / SQUARE).min(7);
                 let (col, row) = (at(i % BOARD), at(i / BOARD));
                 if (col + row) % 2 == 0 { 0.75 } else { 0.35 }
             })
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn a_square_is_blank_unless_something_shows_inside_its_edge() {
+        let mut gray = checkerboard();
         assert_eq!(blank_cells(&Rectified { gray: gray.clone() }), [true; 64]);
         // b8 (cell 1): a faint stroke in the middle, a tenth of the board's grey range.
         let (x0, y0) = (MARGIN + SQUARE, MARGIN);
@@ -667,15 +671,9 @@ mod tests {
 
     #[test]
     fn a_square_crossed_by_an_x_and_nothing_else_is_blank() {
-        // Two flat greys in a checkerboard; in square `cell`, paint `grey` where `inside`
-        // holds (square-local pixel coordinates, 0-23).
-        let mut gray: Vec<f32> = (0..BOARD * BOARD)
-            .map(|i| {
-                let at = |v: usize| (v.saturating_sub(MARGIN) / SQUARE).min(7);
-                let (col, row) = (at(i % BOARD), at(i / BOARD));
-                if (col + row) % 2 == 0 { 0.75 } else { 0.35 }
-            })
-            .collect();
+        let mut gray = checkerboard();
+        // In square `cell`, paint `grey` where `inside` holds (square-local pixel coordinates,
+        // 0-23).
         let mut paint = |cell: usize, grey: f32, inside: &dyn Fn(f32, f32) -> bool| {
             let (x0, y0) = (MARGIN + (cell % 8) * SQUARE, MARGIN + (cell / 8) * SQUARE);
             for y in 0..SQUARE {
