@@ -62,6 +62,11 @@ def position(rng):
     return board, last
 
 
+def no_overlays():
+    """The overlays of a picture drawn without any."""
+    return {"highlights": 0, "arrows": 0, "check": False, "marks": 0}
+
+
 def square_corners(left, top, side):
     return [[left, top], [left + side, top], [left + side, top + side], [left, top + side]]
 
@@ -71,7 +76,7 @@ def draw_svg(rng, board, last, flipped, size):
     coordinates = rng.random() < 0.5
     kw = dict(orientation=chess.BLACK if flipped else chess.WHITE, size=size,
               coordinates=coordinates)
-    overlays = {"highlights": 0, "arrows": 0, "check": False, "marks": 0}
+    overlays = no_overlays()
     if last is not None and rng.random() < 0.4:
         kw["lastmove"] = last
         overlays["highlights"] = 2
@@ -108,8 +113,8 @@ def draw_chessboard_image(rng, board, flipped, size):
         player_pov="black" if flipped else "white", show_coordinates=coordinates)
     margin = 20 if coordinates else 0
     corners = square_corners(margin, margin, 8 * (size // 8))
-    none = {"highlights": 0, "arrows": 0, "check": False, "marks": 0}
-    return picture.convert("RGB"), corners, coordinates, "chessboard-image-" + theme, "ci:" + theme, none
+    return (picture.convert("RGB"), corners, coordinates, "chessboard-image-" + theme,
+            "ci:" + theme, no_overlays())
 
 
 def draw_fen2pil(rng, board, flipped, size):
@@ -119,8 +124,7 @@ def draw_fen2pil(rng, board, flipped, size):
     picture = fen2pil.draw.transform_fen_pil(
         fen=board.board_fen(), board_size=size, light_color=light, dark_color=dark,
         perspective=1 if flipped else 0)
-    none = {"highlights": 0, "arrows": 0, "check": False, "marks": 0}
-    return picture.convert("RGB"), square_corners(0, 0, size), False, "fen2pil", "fen2pil", none
+    return picture.convert("RGB"), square_corners(0, 0, size), False, "fen2pil", "fen2pil", no_overlays()
 
 
 def page(rng, picture, corners):

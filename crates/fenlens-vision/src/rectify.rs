@@ -530,14 +530,6 @@ fn crossed(board: &Rectified, cell: usize, scale: f32) -> bool {
     if furthest * scale < BLANK_RANGE {
         return false;
     }
-    // Most of the square shows its own grey: an X leaves four fifths of it bare, a piece not.
-    let bare = greys
-        .iter()
-        .filter(|g| (*g - middle).abs() <= 0.2 * furthest)
-        .count();
-    if (bare as f32) < CROSS_BARE * greys.len() as f32 {
-        return false;
-    }
     let is_ink = |x: usize, y: usize| (grey(x, y) - middle).abs() > 0.5 * furthest;
     let centre = SQUARE as f32 / 2.0;
     // Everything not bare must lie along the diagonals, faint traces of a piece's outline too.
@@ -555,7 +547,13 @@ fn crossed(board: &Rectified, cell: usize, scale: f32) -> bool {
             along += usize::from(off <= CROSS_REACH);
         }
     }
-    if ink < SQUARE || (along as f32) < CROSS_INK_ALONG * marked as f32 {
+    // Most of the square shows its own grey (what is not marked is bare): an X leaves four
+    // fifths of it bare, a piece not.
+    let bare = greys.len() - marked;
+    if (bare as f32) < CROSS_BARE * greys.len() as f32
+        || ink < SQUARE
+        || (along as f32) < CROSS_INK_ALONG * marked as f32
+    {
         return false;
     }
     // Each diagonal's points within CROSS_ARM pixels of the middle, ink within a pixel.
