@@ -755,7 +755,7 @@ pub(crate) mod tests {
                 }
             }
         }
-        Rectified { gray }
+        Rectified::from_grey(gray)
     }
 
     /// A pawn: a disc on a base.

@@ -343,7 +343,7 @@ mod tests {
                 gray[(y + MARGIN) * BOARD + x + MARGIN] = v;
             }
         }
-        Rectified { gray }
+        Rectified::from_grey(gray)
     }
 
     #[test]

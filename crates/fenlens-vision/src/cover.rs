@@ -210,7 +210,7 @@ mod tests {
                 }
             }
         }
-        Rectified { gray }
+        Rectified::from_grey(gray)
     }
 
     /// Paints the squares `cells` with `grey` blended over them at `alpha`.

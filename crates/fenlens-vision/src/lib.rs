@@ -14,7 +14,9 @@
 //! as one, and a white and a black piece drawn with one outline as one role), and [`kings`]
 //! gives a side's king to the piece drawn like the other side's king. [`silhouette`]
 //! finds the piece's pixels in a square for the two checks;
-//! [`cover`] finds squares hidden under a dialog or banner, which are reported uncertain.
+//! [`cover`] finds squares hidden under a dialog or banner, which are reported uncertain;
+//! [`tint`] finds, in the picture's colours, empty squares under nothing but a coloured arrow,
+//! which the classifier takes as blank where its networks doubt them.
 //! [`pipeline`] runs them all; `train` (feature `train`, with candle) teaches the
 //! classifier from rendered boards.
 
@@ -34,6 +36,7 @@ pub mod rectify;
 pub mod relabel;
 pub mod silhouette;
 pub mod symmetry;
+pub mod tint;
 #[cfg(feature = "train")]
 pub mod train;
 

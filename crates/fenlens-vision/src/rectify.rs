@@ -22,6 +22,19 @@ pub const CROP: usize = SQUARE + 2 * MARGIN;
 pub struct Rectified {
     /// `BOARD * BOARD` grey values, row-major.
     pub gray: Vec<f32>,
+    /// The squares (display order) that show nothing but a coloured arrow's tint, told from the
+    /// picture's colours, which the greys have lost ([`crate::tint::tinted_cells`]).
+    pub tinted: [bool; 64],
+}
+
+impl Rectified {
+    /// A board known by its greys alone: no square is taken for a tint.
+    pub fn from_grey(gray: Vec<f32>) -> Rectified {
+        Rectified {
+            gray,
+            tinted: [false; 64],
+        }
+    }
 }
 
 /// The projective map from board coordinates to picture points: (0, 0) is the top-left corner
@@ -414,7 +427,8 @@ pub fn rectify(image: &RgbImage, corners: [[f32; 2]; 4]) -> Option<Rectified> {
     } else {
         converted_window(image, x0, y0, x1, y1).rectified(&projection, &offsets, samples)
     };
-    Some(Rectified { gray })
+    let tinted = crate::tint::tinted_cells(image, &projection);
+    Some(Rectified { gray, tinted })
 }
 
 /// The 64 crops, normalized by the board's mean and spread, in display order (row 0 is the top
@@ -651,7 +665,7 @@ mod tests {
     #[test]
     fn a_square_is_blank_unless_something_shows_inside_its_edge() {
         let mut gray = checkerboard();
-        assert_eq!(blank_cells(&Rectified { gray: gray.clone() }), [true; 64]);
+        assert_eq!(blank_cells(&Rectified::from_grey(gray.clone())), [true; 64]);
         // b8 (cell 1): a faint stroke in the middle, a tenth of the board's grey range.
         let (x0, y0) = (MARGIN + SQUARE, MARGIN);
         for x in x0 + 8..x0 + 16 {
@@ -661,7 +675,7 @@ mod tests {
         for x in MARGIN + 2 * SQUARE..MARGIN + 3 * SQUARE {
             gray[MARGIN * BOARD + x] = 0.0;
         }
-        let blank = blank_cells(&Rectified { gray });
+        let blank = blank_cells(&Rectified::from_grey(gray));
         assert!(!blank[1], "a stroke inside the square is something drawn");
         assert!(blank[2], "a line along the edge is left out");
         assert_eq!(blank.iter().filter(|&&b| b).count(), 63);
@@ -708,7 +722,7 @@ mod tests {
         let ring = |x: f32, y: f32| ((x - 12.0).powi(2) + (y - 12.0).powi(2)).sqrt().round() == 8.0;
         paint(11, 0.5, &ring);
         paint(11, 0.0, &x_mark);
-        let blank = blank_cells(&Rectified { gray });
+        let blank = blank_cells(&Rectified::from_grey(gray));
         assert!(
             blank[0],
             "an X alone on an empty square is nothing standing there"
@@ -733,7 +747,7 @@ mod tests {
         for (x, y) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
             gray[(dot.1 + y) * BOARD + dot.0 + x] = 0.0;
         }
-        Rectified { gray }
+        Rectified::from_grey(gray)
     }
 
     #[test]

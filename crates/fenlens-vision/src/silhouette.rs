@@ -185,7 +185,7 @@ mod tests {
                 gray[(y0 + y) * BOARD + x0 + x] = 0.1;
             }
         }
-        let board = Rectified { gray };
+        let board = Rectified::from_grey(gray);
         let outlines = silhouettes(&board);
         let piece = outlines[9].as_ref().expect("a piece on b7");
         assert_eq!(piece.inner_pixels().count(), 32);
