@@ -233,7 +233,7 @@ impl Classifier {
     /// Last, a square that shows nothing but a coloured arrow's tint ([`Rectified::tinted`])
     /// and is read with less than [`TINT_OVERRULES_BELOW`] becomes blank.
     pub fn read_board(&self, board: &Rectified) -> Result<BoardReading, VisionError> {
-        let blank = blank_cells(board);
+        let mut blank = blank_cells(board);
         let drawn: Vec<usize> = (0..64)
             .filter(|&cell| !(self.skip_blank && blank[cell]))
             .collect();
@@ -285,7 +285,6 @@ impl Classifier {
                 }
             }
         }
-        let mut blank = blank;
         blank_where_tinted(&mut rows, &mut blank, &board.tinted);
         Ok(BoardReading {
             probabilities: rows,

@@ -3,7 +3,9 @@
 //!
 //! Assumes the four corners are the 8x8 playing area's corners in picture order (top-left,
 //! top-right, bottom-right, bottom-left as displayed). Large boards are supersampled so that
-//! shrinking them does not alias; small ones are interpolated bilinearly.
+//! shrinking them does not alias; small ones are interpolated bilinearly. The greys lose the
+//! colours, so the squares under nothing but a coloured arrow are told from the picture here
+//! too ([`Rectified::tinted`], [`crate::tint`]).
 
 use image::RgbImage;
 use rayon::prelude::*;
