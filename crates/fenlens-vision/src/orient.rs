@@ -1431,6 +1431,14 @@ mod tests {
         )
     }
 
+    /// Asserts that the file letters are read, the right way up (`flipped`), surer than 0.9.
+    fn assert_letters_read_surely(image: &RgbImage, corners: [[f32; 2]; 4], flipped: bool) {
+        let letters = orient_from_labels(image, corners)
+            .unwrap_or_else(|| panic!("{flipped}: no letters read"));
+        assert_eq!(letters.flipped, flipped, "letters {letters:?}");
+        assert!(letters.confidence > 0.9, "{letters:?}");
+    }
+
     #[test]
     fn labels_in_margins_narrower_than_their_places_are_read() {
         // The places beside the board reach 0.44 squares below it and 0.45 to its left; the
@@ -1438,10 +1446,7 @@ mod tests {
         // give the orientation.
         for flipped in [false, true] {
             let (image, corners) = labels_in_narrow_margins(flipped, false);
-            let letters = orient_from_labels(&image, corners)
-                .unwrap_or_else(|| panic!("{flipped}: no letters read"));
-            assert_eq!(letters.flipped, flipped, "letters {letters:?}");
-            assert!(letters.confidence > 0.9, "{letters:?}");
+            assert_letters_read_surely(&image, corners, flipped);
             let digits = orient_from_ranks(&image, corners)
                 .unwrap_or_else(|| panic!("{flipped}: no digits read"));
             assert_eq!(digits.flipped, flipped, "digits {digits:?}");
@@ -1469,10 +1474,7 @@ mod tests {
         // Their tops stand on one line, so the ascenders tell nothing; a, c and e end higher.
         for flipped in [false, true] {
             let (image, corners) = labels_in_narrow_margins(flipped, true);
-            let read = orient_from_labels(&image, corners)
-                .unwrap_or_else(|| panic!("{flipped}: no letters read"));
-            assert_eq!(read.flipped, flipped, "{read:?}");
-            assert!(read.confidence > 0.9, "{read:?}");
+            assert_letters_read_surely(&image, corners, flipped);
         }
     }
 

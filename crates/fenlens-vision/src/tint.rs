@@ -77,14 +77,15 @@ pub fn tinted_cells(image: &RgbImage, projection: &BoardToPicture) -> [bool; 64]
     let squares: Vec<Vec<[f32; 3]>> = (0..64)
         .map(|cell| square_samples(image, projection, cell))
         .collect();
-    let own = [0, 1].map(|parity| {
-        let of_parity: Vec<&[f32; 3]> = (0..64)
-            .filter(|cell| (cell % 8 + cell / 8) % 2 == parity)
+    let parity = |cell: usize| (cell % 8 + cell / 8) % 2;
+    let own = [0, 1].map(|colour| {
+        let of_colour: Vec<&[f32; 3]> = (0..64)
+            .filter(|&cell| parity(cell) == colour)
             .flat_map(|cell| squares[cell].iter())
             .collect();
-        median_colour(&of_parity)
+        median_colour(&of_colour)
     });
-    let own_of = |cell: usize| own[(cell % 8 + cell / 8) % 2];
+    let own_of = |cell: usize| own[parity(cell)];
     let away: Vec<Vec<f32>> = (0..64)
         .map(|cell| {
             let own = own_of(cell);
@@ -95,7 +96,8 @@ pub fn tinted_cells(image: &RgbImage, projection: &BoardToPicture) -> [bool; 64]
         })
         .collect();
     std::array::from_fn(|cell| {
-        tinted_only(&squares[cell], own_of(cell)).is_some_and(|span| goes_on(cell, &away, span))
+        tinted_only(&squares[cell], &away[cell], own_of(cell))
+            .is_some_and(|span| goes_on(cell, &away, span))
     })
 }
 
@@ -191,27 +193,25 @@ fn bilinear(image: &RgbImage, x: f32, y: f32) -> [f32; 3] {
     })
 }
 
-/// Each channel's median over `colours`.
+/// Each channel's median over `colours` ([`crate::cover::median`]).
 fn median_colour(colours: &[&[f32; 3]]) -> [f32; 3] {
     std::array::from_fn(|k| {
         let mut channel: Vec<f32> = colours.iter().map(|c| c[k]).collect();
-        if channel.is_empty() {
-            return 0.0;
-        }
-        let half = channel.len() / 2;
-        *channel.select_nth_unstable_by(half, f32::total_cmp).1
+        crate::cover::median(&mut channel)
     })
 }
 
 /// Whether `samples` (one square's, row by row) are `own` colour and one tint of it, a hue of
 /// its own laid over it (the module's test, less where the tint goes): the tint's distance
-/// from `own` where they are, `None` where not.
-fn tinted_only(samples: &[[f32; 3]], own: [f32; 3]) -> Option<f32> {
+/// from `own` where they are, `None` where not. `away` holds each sample's distance from
+/// `own`.
+fn tinted_only(samples: &[[f32; 3]], away: &[f32], own: [f32; 3]) -> Option<f32> {
     let differences: Vec<(usize, [f32; 3])> = samples
         .iter()
+        .zip(away)
         .enumerate()
-        .map(|(at, s)| (at, std::array::from_fn(|k| s[k] - own[k])))
-        .filter(|(_, d): &(usize, [f32; 3])| length(*d) > MARKED_FROM)
+        .filter(|(_, (_, away))| **away > MARKED_FROM)
+        .map(|(at, (s, _))| (at, std::array::from_fn(|k| s[k] - own[k])))
         .collect();
     if (differences.len() as f32) < LEAST_MARKED * samples.len() as f32 {
         return None;
