@@ -299,6 +299,17 @@ impl Classifier {
         self.looks(crops, false).map(|looked| looked.rows)
     }
 
+    /// Class probabilities for crops from the first member alone, each crop looked at once (no
+    /// mirrored look, no second opinion): a quick reading for comparing crops with each other,
+    /// such as a board's pieces turned and not ([`crate::turn`]).
+    pub fn first_member_probabilities(
+        &self,
+        crops: &[f32],
+    ) -> Result<Vec<[f32; CLASSES]>, VisionError> {
+        let net = self.nets.first().ok_or(VisionError::NoModel)?;
+        Ok(net.probabilities(crops))
+    }
+
     /// [`Classifier::probabilities`], and for each crop whether the members are at odds on it
     /// and, where `keep_units` asks for them, the leading members' hidden units (the mirrored
     /// look aside; empty otherwise).

@@ -3,7 +3,8 @@
 //! One module per stage, in the order a picture goes through them:
 //! [`decode`] (bytes to pixels, with limits) → [`locate`] (the board's four corners) →
 //! [`rectify`] (warp to a square, cut 64 crops) → [`classify`] (13 class probabilities per
-//! square) → [`colour`] (a board-level check of white against black) → [`symmetry`] (knights
+//! square; where [`turn`] finds the pieces lying on their sides or standing on their heads, the
+//! board is rectified again from its corners named in its own order and read again) → [`colour`] (a board-level check of white against black) → [`symmetry`] (knights
 //! told from the symmetric rooks, queens and pawns by their outline) → [`alike`] (squares that
 //! look alike, in their pixels or in the networks' hidden units, share one reading) → [`orient`]
 //! (which side is at the bottom) → [`prior`] (close calls between pieces weighed by what each
@@ -39,6 +40,7 @@ pub mod symmetry;
 pub mod tint;
 #[cfg(feature = "train")]
 pub mod train;
+pub mod turn;
 
 pub use pipeline::{Castling, Flipped, Options, Recognition, Recognizer};
 

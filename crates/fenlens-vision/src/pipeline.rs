@@ -29,6 +29,7 @@ use crate::rectify::{cut_off_squares, rectify};
 use crate::relabel::relabel_drawings;
 use crate::silhouette::silhouettes;
 use crate::symmetry::{asymmetries, weigh_knights};
+use crate::turn::{quarter_turns, turn_corners, turn_picture, turn_point, turn_point_back};
 
 /// A square the classifier's members are at odds about
 /// ([`crate::classify::BoardReading::contested`]) is not reported uncertain when the reading
@@ -186,6 +187,7 @@ pub struct Recognizer {
     settle_facts: bool,
     link_by_units: bool,
     flag_borrowed: bool,
+    turn_boards: bool,
 }
 
 impl Recognizer {
@@ -216,6 +218,7 @@ impl Recognizer {
             settle_facts: true,
             link_by_units: true,
             flag_borrowed: true,
+            turn_boards: true,
         }
     }
 
@@ -223,6 +226,14 @@ impl Recognizer {
     /// default; see [`crate::symmetry`]). Off measures the pipeline without it.
     pub fn with_symmetry_check(mut self, on: bool) -> Recognizer {
         self.weigh_knights = on;
+        self
+    }
+
+    /// Whether a board whose pieces lie on their sides or stand on their heads is read again
+    /// turned upright (on by default; see [`crate::turn`]). Off measures the pipeline without
+    /// it.
+    pub fn with_turn_check(mut self, on: bool) -> Recognizer {
+        self.turn_boards = on;
         self
     }
 
@@ -438,13 +449,28 @@ impl Recognizer {
         }
     }
 
-    /// Reads the board at known corners (skipping the locator).
+    /// Reads the board at known corners (skipping the locator). Where its pieces lie on their
+    /// sides or stand on their heads ([`crate::turn`]), the board is read in the picture turned
+    /// so that it stands upright, its corners named in its own order (the reported corners are
+    /// the picture's as given, top-left the board's top-left as displayed).
     pub fn recognize_at(
         &self,
         image: &RgbImage,
         corners: [[f32; 2]; 4],
         options: &Options,
+        timings: Timings,
+    ) -> Result<Recognition, VisionError> {
+        self.read_at(image, corners, options, timings, self.turn_boards)
+    }
+
+    /// [`Recognizer::recognize_at`], looking for a turned board only where `may_turn`.
+    fn read_at(
+        &self,
+        image: &RgbImage,
+        corners: [[f32; 2]; 4],
+        options: &Options,
         mut timings: Timings,
+        may_turn: bool,
     ) -> Result<Recognition, VisionError> {
         let t1 = Instant::now();
         let rectified = rectify(image, corners).ok_or(VisionError::NoBoard)?;
@@ -462,12 +488,27 @@ impl Recognizer {
                 (outlines, greys, labels)
             },
         );
+        let reading = reading?;
+        if may_turn {
+            let turns = quarter_turns(&self.classifier, &rectified, &reading)?;
+            if turns != 0 {
+                let (width, height) = image.dimensions();
+                let upright = turn_picture(image, turns);
+                let turned = corners.map(|point| turn_point(point, width, height, turns));
+                let corners = turn_corners(turned, turns);
+                let mut recognition = self.read_at(&upright, corners, options, timings, false)?;
+                recognition.corners = recognition
+                    .corners
+                    .map(|point| turn_point_back(point, width, height, turns));
+                return Ok(recognition);
+            }
+        }
         let BoardReading {
             mut probabilities,
             contested,
             units,
             blank,
-        } = reading?;
+        } = reading;
         reconcile(&mut probabilities, &greys);
         kings_by_grey(&mut probabilities, &greys);
         if self.weigh_knights {

@@ -148,6 +148,11 @@ pub struct EvalArgs {
     /// (the default does; this measures the orientation without them).
     #[arg(long)]
     no_ranks: bool,
+    /// Do not look for boards whose pieces lie on their sides or stand on their heads (a board
+    /// turned more than 45 degrees in the picture; the default reads such a board again turned
+    /// upright; this measures the pipeline without it).
+    #[arg(long)]
+    no_turn: bool,
     /// Count a square as flagged below this probability instead of the built-in threshold (to
     /// choose the threshold).
     #[arg(long, value_name = "P")]
@@ -286,7 +291,8 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
             args.doubted_prior_from
                 .unwrap_or(fenlens_vision::prior::GAME_LIKE_FROM),
         )
-        .with_rank_digits(!args.no_ranks);
+        .with_rank_digits(!args.no_ranks)
+        .with_turn_check(!args.no_turn);
     let bar = progress_bar(entries.len() as u64, "evaluating");
     let started = Instant::now();
     let outcomes: Vec<(Vec<String>, Outcome)> = entries

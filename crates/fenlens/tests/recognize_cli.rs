@@ -716,6 +716,53 @@ fn a_photo_stored_sideways_is_read_as_a_viewer_shows_it() {
 }
 
 #[test]
+fn a_board_turned_in_the_picture_is_read_upright() {
+    // Not an EXIF tag this time: the pixels themselves turned, as a page photographed sideways
+    // or a screenshot turned over. The locator names the corner nearest the picture's top-left
+    // first, so the rectified board stands turned, its pieces on their sides or heads.
+    let board = image::load_from_memory(&common::board_png(SIDEWAYS_POSITION, 48)).unwrap();
+    let side = board.width() as f64;
+    // Per turn: the picture, and where a8's outer corner goes in it.
+    let turned = [
+        ("quarter-clockwise", board.rotate90(), (side, 0.0)),
+        ("half", board.rotate180(), (side, side)),
+        ("quarter-anticlockwise", board.rotate270(), (0.0, side)),
+    ];
+    for (name, picture, a8) in turned {
+        let dir = temp_dir(name);
+        let path = dir.join(format!("{name}.png"));
+        std::fs::write(&path, common::png_bytes(picture)).unwrap();
+        let out = fenlens(&["recognize", "--json", path.to_str().unwrap()]);
+        std::fs::remove_dir_all(&dir).ok();
+        assert_eq!(out.status.code(), Some(0), "{name}");
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            json["placement"].as_str(),
+            SIDEWAYS_POSITION.split(' ').next(),
+            "{name}"
+        );
+        // The corners are the picture's, the board's top-left as displayed first: a8's, or
+        // h1's (opposite it) where Black is taken to be at the bottom. Upside down, the
+        // built-in design reads surely enough that the board may be read as turned either
+        // way; on its side it cannot.
+        let flipped = json["flipped"].as_bool().unwrap();
+        assert!(!flipped || name == "half", "{name}");
+        let (x, y) = if flipped {
+            (side - a8.0, side - a8.1)
+        } else {
+            a8
+        };
+        let first = &json["board"]["corners"][0];
+        let (cx, cy) = (first[0].as_f64().unwrap(), first[1].as_f64().unwrap());
+        // The board has 20 pixels of margin around it.
+        assert!(
+            (cx - x).abs() < 30.0 && (cy - y).abs() < 30.0,
+            "{name}: top-left corner at ({cx}, {cy}), not near ({x}, {y})"
+        );
+    }
+}
+
+#[test]
 fn a_diagram_with_see_through_paper_is_read_over_white() {
     let dir = temp_dir("see-through");
     let mut board = image::load_from_memory(&common::board_png(SIDEWAYS_POSITION, 48))
