@@ -36,6 +36,10 @@ KIND is one of
     crooked      each picture turned by 3, 6, 10, 15, 20 or 30 degrees (in turn) on a dark
                  ground 0.3 of its size wider on each side (a photograph taken crooked),
                  category `rotD`; the first 120 pictures
+    overturned   the same, turned further: by 55, 90, 125, 180, 235 or 270 degrees (a page
+                 photographed sideways or upside down, a screenshot turned over), so that
+                 the board's pieces stand on their sides or heads once it is squared up;
+                 category `rotD`; the first 120 pictures
     thumbnails   game positions of the clean and overlay pictures shrunk (Lanczos) until the
                  board is 64, 96 or 128 pixels wide (in turn), as sites show games in lists
                  and previews, category `thumbN` with N the board's width
@@ -343,7 +347,21 @@ CROOKED_COUNT = 120
 def crooked(i, row, picture, dest):
     if i >= CROOKED_COUNT:
         return None
-    degrees = CROOKED_ANGLES[i % len(CROOKED_ANGLES)]
+    return turned_on_ground(i, row, picture, dest, CROOKED_ANGLES[i % len(CROOKED_ANGLES)])
+
+
+OVERTURNED_ANGLES = (55, 90, 125, 180, 235, 270)
+
+
+def overturned(i, row, picture, dest):
+    if i >= CROOKED_COUNT:
+        return None
+    return turned_on_ground(i, row, picture, dest, OVERTURNED_ANGLES[i % len(OVERTURNED_ANGLES)])
+
+
+def turned_on_ground(i, row, picture, dest, degrees):
+    """The picture turned by `degrees` on a dark ground 0.3 of its size wider on each side; the
+    board's corners move with it, still named from the board's own top-left."""
     picture = picture.convert("RGB")
     w, h = picture.size
     margin = int(0.3 * max(w, h))
@@ -466,6 +484,7 @@ KINDS = {
     "marks": marks,
     "tilted": tilted,
     "crooked": crooked,
+    "overturned": overturned,
     "dragged": dragged,
     "thumbnails": thumbnails,
     "desktop": desktop,

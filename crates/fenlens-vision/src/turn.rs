@@ -15,16 +15,19 @@
 //! [`turn_point`]; the coordinate labels beside it are read upright too) and
 //! [`turn_corners`] names the board's corners in its own order. Nothing is done where the
 //! first reading is already sure ([`CHECK_BELOW`]), so an upright board of a design the
-//! networks know costs nothing.
+//! networks know costs nothing, and the first member alone reads the turned crops before the
+//! whole classifier does ([`PROMISING_FROM`]), so that a design never seen, unsure every way,
+//! costs little more.
 //!
-//! Measured (sixty-ninth session, `fenlens-vision`'s `turn_probe`-style count over the
-//! classifier's readings at the true corners): of 6,513 upright boards of the measuring sets
-//! (14 foreign designs, 11 chess fonts, the held-out lichess designs; photographs, book
-//! diagrams and thumbnails among them) none reads surely enough turned, while some designs
-//! read nearly as surely (chess fonts on their heads, one font on its side); the closest came
-//! within 0.04 of the bounds. Of the same designs turned, three in four boards of the lichess
-//! designs are found turned, a third of the foreign designs' and few of the fonts': a turned
-//! board the networks cannot read surely either way is left as it is.
+//! Measured (sixty-ninth session, `cargo run --release -p fenlens-vision --example
+//! turn_sureness DIR [--turned]`, at the true corners): of 6,513 upright boards of the
+//! measuring sets (14 foreign designs, 11 chess fonts, the held-out lichess designs;
+//! photographs, book diagrams and thumbnails among them) none reads surely enough turned,
+//! though 276 read more surely turned some way than upright (chess fonts on their heads, one
+//! font on its side); the closest came within 0.043 of the bounds. Of boards turned each way,
+//! three in four of the lichess designs' are found turned, a quarter of the foreign designs'
+//! and few of the fonts': a turned board the networks cannot read surely either way is left
+//! as it is.
 //!
 //! Assumes the crops of [`crate::rectify::cut_cells`] (square, so a quarter turn keeps their
 //! shape) and a classifier trained on upright pieces.
