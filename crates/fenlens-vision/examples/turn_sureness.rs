@@ -20,6 +20,8 @@ use fenlens_vision::classify::{CLASSES, Classifier, best_class};
 use fenlens_vision::rectify::{CROP, cut_cells, rectify};
 use fenlens_vision::turn::{sureness, turn_corners, turn_crop};
 
+mod common;
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let dir = PathBuf::from(
@@ -32,19 +34,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         1
     };
     let classifier = Classifier::embedded()?;
-    let manifest = std::fs::read_to_string(dir.join("manifest.jsonl"))?;
-    for line in manifest.lines() {
-        let entry: serde_json::Value = serde_json::from_str(line)?;
-        let boards = entry["boards"].as_array().ok_or("no boards")?;
-        let [board] = boards.as_slice() else {
-            continue;
-        };
-        let corners: [[f32; 2]; 4] = serde_json::from_value(board["corners"].clone())?;
-        let file = entry["file"].as_str().ok_or("no file")?;
-        let image = fenlens_vision::decode::decode(&std::fs::read(dir.join(file))?)?;
+    common::for_each_board_picture(&dir, |picture| {
         for turned in 0..turnings {
             // Named from another corner, the board stands turned the other way.
-            let Some(rectified) = rectify(&image, turn_corners(corners, (4 - turned) % 4)) else {
+            let corners = turn_corners(picture.corners, (4 - turned) % 4);
+            let Some(rectified) = rectify(&picture.image, corners) else {
                 continue;
             };
             let reading = classifier.read_board(&rectified)?;
@@ -67,13 +61,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             let show = |values: [f32; 4]| values.map(|v| format!("{v:.3}")).join(" ");
             println!(
-                "{file} {turned} {} {:.3} {} {}",
+                "{} {turned} {} {:.3} {} {}",
+                picture.file,
                 pieces.len(),
                 sureness(&first),
                 show(whole),
                 show(quick)
             );
         }
-    }
-    Ok(())
+        Ok(())
+    })
 }

@@ -496,10 +496,13 @@ impl Recognizer {
                 let upright = turn_picture(image, turns);
                 let turned = corners.map(|point| turn_point(point, width, height, turns));
                 let corners = turn_corners(turned, turns);
+                // The look at the board as it stood counts as classifying.
+                let first_look = t1.elapsed();
                 let mut recognition = self.read_at(&upright, corners, options, timings, false)?;
                 recognition.corners = recognition
                     .corners
                     .map(|point| turn_point_back(point, width, height, turns));
+                recognition.timings.classify += first_look;
                 return Ok(recognition);
             }
         }
