@@ -16,9 +16,9 @@
 
 use std::path::PathBuf;
 
-use fenlens_vision::classify::{CLASSES, Classifier, best_class};
-use fenlens_vision::rectify::{CROP, cut_cells, rectify};
-use fenlens_vision::turn::{sureness, turn_corners, turn_crop};
+use fenlens_vision::classify::{CLASSES, Classifier};
+use fenlens_vision::rectify::{cut_cells, rectify};
+use fenlens_vision::turn::{piece_cells, sureness, turn_corners, turn_crops};
 
 mod common;
 
@@ -42,19 +42,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 continue;
             };
             let reading = classifier.read_board(&rectified)?;
-            let pieces: Vec<usize> = (0..64)
-                .filter(|&c| !reading.blank[c] && best_class(&reading.probabilities[c]) != 0)
-                .collect();
+            let pieces = piece_cells(&reading);
             let first: Vec<[f32; CLASSES]> =
                 pieces.iter().map(|&c| reading.probabilities[c]).collect();
             let mut crops = cut_cells(&rectified, &pieces, 0);
             let (mut whole, mut quick) = ([0.0f32; 4], [0.0f32; 4]);
             for turns in 0..4 {
                 if turns > 0 {
-                    crops = crops
-                        .chunks_exact(CROP * CROP)
-                        .flat_map(turn_crop)
-                        .collect();
+                    crops = turn_crops(&crops);
                 }
                 whole[turns] = sureness(&classifier.probabilities(&crops)?);
                 quick[turns] = sureness(&classifier.first_member_probabilities(&crops)?);

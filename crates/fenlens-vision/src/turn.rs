@@ -94,6 +94,23 @@ pub fn turn_crop(crop: &[f32]) -> Vec<f32> {
     turned
 }
 
+/// Every crop of a batch (`CROP`×`CROP` values each, one after another) turned a quarter turn
+/// clockwise ([`turn_crop`]).
+pub fn turn_crops(crops: &[f32]) -> Vec<f32> {
+    crops
+        .chunks_exact(CROP * CROP)
+        .flat_map(turn_crop)
+        .collect()
+}
+
+/// The squares (display order) the board's first `reading` gives a piece: not blank, and a
+/// piece its best class. These are the squares whose drawings tell which way up they stand.
+pub fn piece_cells(reading: &BoardReading) -> Vec<usize> {
+    (0..64)
+        .filter(|&cell| !reading.blank[cell] && best_class(&reading.probabilities[cell]) != 0)
+        .collect()
+}
+
 /// How many quarter turns clockwise the squares' drawings must be turned to stand upright
 /// (0-3; 0 where the board stands upright or cannot be told), from the board's first
 /// `reading`.
@@ -102,9 +119,7 @@ pub fn quarter_turns(
     board: &Rectified,
     reading: &BoardReading,
 ) -> Result<usize, VisionError> {
-    let pieces: Vec<usize> = (0..64)
-        .filter(|&cell| !reading.blank[cell] && best_class(&reading.probabilities[cell]) != 0)
-        .collect();
+    let pieces = piece_cells(reading);
     if pieces.len() < FEWEST_PIECES {
         return Ok(0);
     }
@@ -120,7 +135,7 @@ pub fn quarter_turns(
     let mut turned = Vec::with_capacity(3 * as_they_are.len());
     let mut last = as_they_are.clone();
     for _ in 1..4 {
-        last = last.chunks_exact(CROP * CROP).flat_map(turn_crop).collect();
+        last = turn_crops(&last);
         turned.extend_from_slice(&last);
     }
     let per_turn = |rows: &[[f32; CLASSES]]| -> Vec<f32> {
