@@ -186,7 +186,16 @@ pub struct DataRecipe {
     /// the move), and the piece itself whole 0.3-1.2 squares away, where the squares keep the
     /// classes of what stands under it.
     pub dragged: bool,
+    /// A photographed screen's light on [`PHOTO_SHARE`] of the boards ([`photo_effects`]):
+    /// moiré, a glare spot, light falling off across the board and motion blur, as the
+    /// renderer's photographs of screens have them (`fenlens_render::scene`), so that a black
+    /// piece under glare, or a square darkened at the board's far side, keeps its reading.
+    pub photo_effects: bool,
 }
+
+/// The share of boards given a photographed screen's light with
+/// [`DataRecipe::photo_effects`].
+pub const PHOTO_SHARE: f64 = 0.3;
 
 /// The share of boards drawn with small pieces with [`DataRecipe::small_pieces`].
 pub const SMALL_PIECE_SHARE: f64 = 0.25;
@@ -225,6 +234,7 @@ impl Default for DataRecipe {
             erase: false,
             move_hints: false,
             dragged: false,
+            photo_effects: false,
         }
     }
 }
@@ -333,6 +343,10 @@ pub fn training_board(
             );
         }
     }
+    // Drawn only with the option, so that a seed's boards without it stay as they were.
+    if recipe.photo_effects && rng.random_bool(PHOTO_SHARE) {
+        photo_effects(&mut image, rng);
+    }
     if rng.random_bool(0.3) {
         image = degrade::blur(&image, rng.random_range(0.3..1.3));
     }
@@ -387,6 +401,27 @@ pub fn training_board(
         }
     }
     TrainingBoard { crops, labels }
+}
+
+/// What a phone photographing a screen adds to a board ([`DataRecipe::photo_effects`]), in
+/// the shares and strengths of the renderer's photographs (`fenlens_render::scene`): moiré on
+/// 60% of them, a glare spot on half, light falling off across the board on all, and motion
+/// blur on 30%. The blur, noise and JPEG that follow in [`training_board`] do the rest.
+fn photo_effects(image: &mut RgbImage, rng: &mut impl RngExt) {
+    if rng.random_bool(0.6) {
+        degrade::moire(image, rng.random_range(0.03..0.12), rng);
+    }
+    if rng.random_bool(0.5) {
+        degrade::glare(image, rng.random_range(0.1..0.45), rng);
+    }
+    degrade::uneven_light(image, rng.random_range(0.05..0.35), rng);
+    if rng.random_bool(0.3) {
+        *image = degrade::motion_blur(
+            image,
+            rng.random_range(2.0..7.0),
+            rng.random_range(0.0..std::f32::consts::PI),
+        );
+    }
 }
 
 /// How much a training board drawn with squares of `square` pixels is shrunk, if at all: with
@@ -1120,6 +1155,44 @@ mod tests {
             }
         }
         assert!(changed >= 15, "{changed} of 20 filters changed the drawing");
+    }
+
+    #[test]
+    fn photo_effects_light_a_board_unevenly_and_keep_its_classes() {
+        // A flat grey picture comes back lit unevenly: its corners part by a few grey levels
+        // at least (light falling off by 5% or more across it).
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        for _ in 0..6 {
+            let mut image = RgbImage::from_pixel(120, 120, image::Rgb([128, 128, 128]));
+            photo_effects(&mut image, &mut rng);
+            // The mean green of a 12-pixel patch in each corner (moiré's stripes average out).
+            let patch = |x0: u32, y0: u32| {
+                let sum: u32 = (y0..y0 + 12)
+                    .flat_map(|y| (x0..x0 + 12).map(move |x| (x, y)))
+                    .map(|(x, y)| u32::from(image.get_pixel(x, y).0[1]))
+                    .sum();
+                sum as f32 / 144.0
+            };
+            let corners = [patch(0, 0), patch(108, 0), patch(0, 108), patch(108, 108)];
+            let spread = corners.iter().copied().fold(f32::MIN, f32::max)
+                - corners.iter().copied().fold(f32::MAX, f32::min);
+            assert!(spread >= 3.0, "corners {corners:?}");
+        }
+        // The boards are the same positions with the option as without it.
+        let library = Library::builtin();
+        let recipe = DataRecipe {
+            photo_effects: true,
+            ..DataRecipe::default()
+        };
+        for seed in 0..4 {
+            let plain = training_board(
+                &mut ChaCha8Rng::seed_from_u64(seed),
+                &library,
+                &DataRecipe::default(),
+            );
+            let lit = training_board(&mut ChaCha8Rng::seed_from_u64(seed), &library, &recipe);
+            assert_eq!(plain.labels, lit.labels);
+        }
     }
 
     #[test]

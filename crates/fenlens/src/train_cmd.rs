@@ -124,6 +124,11 @@ pub struct TrainArgs {
     /// see models/README.md.
     #[arg(long)]
     dragged: bool,
+    /// Give 30% of the training boards a photographed screen's light: moiré, a glare spot,
+    /// light falling off across the board and motion blur, as the renderer's photographs
+    /// have them; see models/README.md.
+    #[arg(long)]
+    photo_effects: bool,
     /// Share of the steps (0-1) on which the first two layers' feature statistics (each
     /// channel's mean and spread) are mixed between squares holding the same piece on
     /// different boards (MixStyle), so that the network leans less on one design's strokes and
@@ -238,6 +243,7 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
             erase: args.erase,
             move_hints: args.move_hints,
             dragged: args.dragged,
+            photo_effects: args.photo_effects,
         },
         steps: args.steps,
         boards_per_step: args.boards_per_step,
