@@ -1157,6 +1157,21 @@ mod tests {
         assert!(changed >= 15, "{changed} of 20 filters changed the drawing");
     }
 
+    /// The training board drawn with `seed` by the plain recipe and by `recipe`.
+    fn drawn_without_and_with(
+        library: &Library,
+        recipe: &DataRecipe,
+        seed: u64,
+    ) -> (TrainingBoard, TrainingBoard) {
+        let plain = training_board(
+            &mut ChaCha8Rng::seed_from_u64(seed),
+            library,
+            &DataRecipe::default(),
+        );
+        let other = training_board(&mut ChaCha8Rng::seed_from_u64(seed), library, recipe);
+        (plain, other)
+    }
+
     #[test]
     fn photo_effects_light_a_board_unevenly_and_keep_its_classes() {
         // A flat grey picture comes back lit unevenly: its corners part by a few grey levels
@@ -1185,12 +1200,7 @@ mod tests {
             ..DataRecipe::default()
         };
         for seed in 0..4 {
-            let plain = training_board(
-                &mut ChaCha8Rng::seed_from_u64(seed),
-                &library,
-                &DataRecipe::default(),
-            );
-            let lit = training_board(&mut ChaCha8Rng::seed_from_u64(seed), &library, &recipe);
+            let (plain, lit) = drawn_without_and_with(&library, &recipe, seed);
             assert_eq!(plain.labels, lit.labels);
         }
     }
@@ -1205,12 +1215,7 @@ mod tests {
         // The same seed with and without the option draws the same boards up to the filter.
         let (mut filtered, mut kept) = (0, 0);
         for seed in 0..8 {
-            let plain = training_board(
-                &mut ChaCha8Rng::seed_from_u64(seed),
-                &library,
-                &DataRecipe::default(),
-            );
-            let other = training_board(&mut ChaCha8Rng::seed_from_u64(seed), &library, &recipe);
+            let (plain, other) = drawn_without_and_with(&library, &recipe, seed);
             assert_eq!(plain.labels, other.labels);
             let changed_crops = plain
                 .crops
