@@ -197,6 +197,27 @@ pub fn moire(image: &mut RgbImage, strength: f32, rng: &mut impl RngExt) {
     }
 }
 
+/// The light of a phone's photograph of a screen: moiré on 60% of pictures (strength
+/// 0.03-0.12), a glare spot on half (0.1-0.45) and uneven light on all (0.05-0.35). Returns the
+/// steps taken, as `name:strength`, for a manifest's degradations.
+pub fn screen_light(image: &mut RgbImage, rng: &mut impl RngExt) -> Vec<String> {
+    let mut steps = Vec::new();
+    if rng.random_bool(0.6) {
+        let s = rng.random_range(0.03..0.12);
+        moire(image, s, rng);
+        steps.push(format!("moire:{s:.2}"));
+    }
+    if rng.random_bool(0.5) {
+        let s = rng.random_range(0.1..0.45);
+        glare(image, s, rng);
+        steps.push(format!("glare:{s:.2}"));
+    }
+    let light = rng.random_range(0.05..0.35);
+    uneven_light(image, light, rng);
+    steps.push(format!("light:{light:.2}"));
+    steps
+}
+
 /// Tints white towards yellowish paper and lifts the blacks a little.
 pub fn paper_tone(image: &mut RgbImage, rng: &mut impl RngExt) {
     let paper = [

@@ -854,19 +854,7 @@ fn photo(rng: &mut impl RngExt, library: &Library) -> Sample {
         degrade::rotate(img, pts, degrees, desk)
     });
     steps.push(format!("rotate:{degrees:.1}"));
-    if rng.random_bool(0.6) {
-        let s = rng.random_range(0.03..0.12);
-        degrade::moire(&mut sample.image, s, rng);
-        steps.push(format!("moire:{s:.2}"));
-    }
-    if rng.random_bool(0.5) {
-        let s = rng.random_range(0.1..0.45);
-        degrade::glare(&mut sample.image, s, rng);
-        steps.push(format!("glare:{s:.2}"));
-    }
-    let light = rng.random_range(0.05..0.35);
-    degrade::uneven_light(&mut sample.image, light, rng);
-    steps.push(format!("light:{light:.2}"));
+    steps.extend(degrade::screen_light(&mut sample.image, rng));
     if rng.random_bool(0.7) {
         let sigma = rng.random_range(0.4..2.0);
         sample.image = degrade::blur(&sample.image, sigma);

@@ -403,18 +403,12 @@ pub fn training_board(
     TrainingBoard { crops, labels }
 }
 
-/// What a phone photographing a screen adds to a board ([`DataRecipe::photo_effects`]), in
-/// the shares and strengths of the renderer's photographs (`fenlens_render::scene`): moiré on
-/// 60% of them, a glare spot on half, light falling off across the board on all, and motion
-/// blur on 30%. The blur, noise and JPEG that follow in [`training_board`] do the rest.
+/// What a phone photographing a screen adds to a board ([`DataRecipe::photo_effects`]): the
+/// renderer's photographs' light ([`degrade::screen_light`]: moiré, a glare spot, light falling
+/// off across the board) and, on 30% of them, motion blur. The blur, noise and JPEG that follow
+/// in [`training_board`] do the rest.
 fn photo_effects(image: &mut RgbImage, rng: &mut impl RngExt) {
-    if rng.random_bool(0.6) {
-        degrade::moire(image, rng.random_range(0.03..0.12), rng);
-    }
-    if rng.random_bool(0.5) {
-        degrade::glare(image, rng.random_range(0.1..0.45), rng);
-    }
-    degrade::uneven_light(image, rng.random_range(0.05..0.35), rng);
+    degrade::screen_light(image, rng);
     if rng.random_bool(0.3) {
         *image = degrade::motion_blur(
             image,
