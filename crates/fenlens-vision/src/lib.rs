@@ -2,8 +2,9 @@
 //!
 //! One module per stage, in the order a picture goes through them:
 //! [`decode`] (bytes to pixels, with limits) → [`locate`] (the board's four corners) →
-//! [`rectify`] (warp to a square, cut 64 crops) → [`classify`] (13 class probabilities per
-//! square; where [`turn`] finds the pieces lying on their sides or standing on their heads, the
+//! [`rectify`] (warp to a square; where [`gridlines`] are drawn between the squares, the grid
+//! laid on them and the lines painted over; cut 64 crops) → [`classify`] (13 class
+//! probabilities per square; where [`turn`] finds the pieces lying on their sides or standing on their heads, the
 //! board is rectified again from its corners named in its own order and read again) → [`colour`] (a board-level check of white against black) → [`symmetry`] (knights
 //! told from the symmetric rooks, queens and pawns by their outline) → [`alike`] (squares that
 //! look alike, in their pixels or in the networks' hidden units, share one reading) → [`orient`]
@@ -28,6 +29,7 @@ pub mod compose;
 pub mod cover;
 pub mod decode;
 pub mod distinct;
+pub mod gridlines;
 pub mod kings;
 pub mod locate;
 pub mod orient;

@@ -25,7 +25,7 @@ use crate::orient::{
     Orientation, join_labels, orient, orient_from_labels, orient_from_ranks, with_labels,
 };
 use crate::prior;
-use crate::rectify::{cut_off_squares, rectify};
+use crate::rectify::{cut_off_squares, rectify_on_lines};
 use crate::relabel::relabel_drawings;
 use crate::silhouette::silhouettes;
 use crate::symmetry::{asymmetries, weigh_knights};
@@ -473,7 +473,9 @@ impl Recognizer {
         may_turn: bool,
     ) -> Result<Recognition, VisionError> {
         let t1 = Instant::now();
-        let rectified = rectify(image, corners).ok_or(VisionError::NoBoard)?;
+        // Where lines are drawn between the squares, the grid is laid on them: the corners
+        // may move a little.
+        let (rectified, corners) = rectify_on_lines(image, corners).ok_or(VisionError::NoBoard)?;
         let t2 = Instant::now();
         // The networks' reading and what the pixels say without them (the pieces' outlines and
         // greys, the coordinate labels) run side by side: one picture alone gets both cores.

@@ -5,8 +5,10 @@
 //! top-right, bottom-right, bottom-left as displayed). Large boards are supersampled so that
 //! shrinking them does not alias; small ones are interpolated bilinearly. The greys lose the
 //! colours, so the squares under nothing but a coloured arrow are told from the picture here
-//! too ([`Rectified::tinted`], [`crate::tint`]).
+//! too ([`Rectified::tinted`], [`crate::tint`]). Lines drawn between the squares are painted
+//! over, and [`rectify_on_lines`] lays the grid on them ([`crate::gridlines`]).
 
+use crate::gridlines::Ruling;
 use image::RgbImage;
 use rayon::prelude::*;
 
@@ -27,6 +29,8 @@ pub struct Rectified {
     /// The squares (display order) that show nothing but a coloured arrow's tint, told from the
     /// picture's colours, which the greys have lost ([`crate::tint::tinted_cells`]).
     pub tinted: [bool; 64],
+    /// The lines drawn between the squares, painted over in `gray` ([`crate::gridlines`]).
+    pub ruling: Option<Ruling>,
 }
 
 impl Rectified {
@@ -35,6 +39,7 @@ impl Rectified {
         Rectified {
             gray,
             tinted: [false; 64],
+            ruling: None,
         }
     }
 }
@@ -424,13 +429,47 @@ pub fn rectify(image: &RgbImage, corners: [[f32; 2]; 4]) -> Option<Rectified> {
     };
     let offsets = sample_offsets(samples);
     let window_pixels = (x1 - x0 + 1) as usize * (y1 - y0 + 1) as usize;
-    let gray = if window_pixels > CONVERT_UP_TO * offsets.len() * offsets.len() {
+    let mut gray = if window_pixels > CONVERT_UP_TO * offsets.len() * offsets.len() {
         picture_window(image, x0, y0, x1, y1).rectified(&projection, &offsets, samples)
     } else {
         converted_window(image, x0, y0, x1, y1).rectified(&projection, &offsets, samples)
     };
+    let ruling = crate::gridlines::erase_grid_lines(&mut gray);
     let tinted = crate::tint::tinted_cells(image, &projection);
-    Some(Rectified { gray, tinted })
+    Some(Rectified {
+        gray,
+        tinted,
+        ruling,
+    })
+}
+
+/// How many times at most [`rectify_on_lines`] lays the grid again on the lines drawn between
+/// the squares.
+const GRID_REFITS: usize = 3;
+
+/// [`rectify`], and where lines drawn between the squares stand off the grid that `corners`
+/// give, the grid laid on them ([`Ruling::fitted_corners`]) and the board rectified again, up
+/// to [`GRID_REFITS`] times (each look from nearer the grid measures the lines better; a refit
+/// that loses the lines is not taken). Returns the board and the corners it was rectified
+/// from. `None` for a degenerate quad.
+pub fn rectify_on_lines(
+    image: &RgbImage,
+    corners: [[f32; 2]; 4],
+) -> Option<(Rectified, [[f32; 2]; 4])> {
+    let (mut board, mut corners) = (rectify(image, corners)?, corners);
+    for _ in 0..GRID_REFITS {
+        let Some(fitted) = board
+            .ruling
+            .and_then(|ruling| ruling.fitted_corners(corners))
+        else {
+            break;
+        };
+        match rectify(image, fitted) {
+            Some(refitted) if refitted.ruling.is_some() => (board, corners) = (refitted, fitted),
+            _ => break,
+        }
+    }
+    Some((board, corners))
 }
 
 /// The 64 crops, normalized by the board's mean and spread, in display order (row 0 is the top
