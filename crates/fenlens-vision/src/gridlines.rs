@@ -49,9 +49,10 @@ struct Line {
     share: f32,
 }
 
-/// The greys of a rectified board read along one direction: `at(along, across)` is the pixel
-/// `along` pixels down (or across) the boundary and `across` pixels across it.
+/// One direction of the boundaries in a rectified board.
 trait Axis {
+    /// The index in the greys of the pixel `along` pixels along a boundary of this direction
+    /// and `across` pixels across the board from its edge.
     fn index(along: usize, across: usize) -> usize;
 }
 
