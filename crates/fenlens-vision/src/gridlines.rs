@@ -186,7 +186,7 @@ pub struct Ruling {
     across: [Option<Line>; 7],
     /// The board's corners (top-left, top-right, bottom-right, bottom-left; rectified pixels
     /// from the board's first edges) with the grid laid on the lines, where they fall in a
-    /// regular grid ([`fit_family`]).
+    /// regular grid ([`fit_family`]) and show along [`REFIT_SHARE`] of their length or more.
     grid: Option<[(f32, f32); 4]>,
 }
 
@@ -197,12 +197,14 @@ impl Ruling {
         debug_assert_eq!(gray.len(), BOARD * BOARD);
         let down = std::array::from_fn(|i| find_line::<Down>(gray, i + 1, along_range()));
         let across = std::array::from_fn(|i| find_line::<Across>(gray, i + 1, along_range()));
-        let found = down.iter().chain(&across).flatten().count();
-        if found < RULED_BOUNDARIES {
+        let found: Vec<&Line> = down.iter().chain(&across).flatten().collect();
+        if found.len() < RULED_BOUNDARIES {
             return None;
         }
-        let grid = fit_family::<Down>(gray, &down)
-            .zip(fit_family::<Across>(gray, &across))
+        let share = found.iter().map(|line| line.share).sum::<f32>() / found.len() as f32;
+        let grid = (share >= REFIT_SHARE)
+            .then(|| fit_family::<Down>(gray, &down).zip(fit_family::<Across>(gray, &across)))
+            .flatten()
             .map(|(down, across)| {
                 // A corner where the edge line of one family (k = 0 or 8) meets the other's.
                 let corner = |k_down: f32, k_across: f32| {
@@ -241,11 +243,6 @@ impl Ruling {
     /// in a regular grid, or they show along less than [`REFIT_SHARE`] of their length.
     pub fn fitted_corners(&self, corners: [[f32; 2]; 4]) -> Option<[[f32; 2]; 4]> {
         let fitted = self.grid?;
-        let found: Vec<&Line> = self.down.iter().chain(&self.across).flatten().collect();
-        let share = found.iter().map(|line| line.share).sum::<f32>() / found.len() as f32;
-        if share < REFIT_SHARE {
-            return None;
-        }
         let span = (8 * SQUARE) as f32;
         let given = [(0.0, 0.0), (span, 0.0), (span, span), (0.0, span)];
         let worst = fitted
